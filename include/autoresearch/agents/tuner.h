@@ -1,0 +1,98 @@
+#pragma once
+// The built-in agent "tune": searches the declared tunables. Two strategies:
+// random (uniform over the feasible space) and evolution (a model-guided local
+// search: mutate and recombine the fittest configurations seen, moving to
+// neighbouring values). Both respect the constraints and never propose a
+// configuration already in the result cache or already proposed.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "autoresearch/agents/agent.h"
+#include "autoresearch/agents/result_cache.h"
+
+namespace ar {
+
+struct Manifest;
+
+class SearchSpace {
+ public:
+  explicit SearchSpace(const Manifest& m);
+  bool feasible(const Tunables& t, std::string* why = nullptr) const;
+  Tunables random_point(std::mt19937_64& rng) const;    // uniform per tunable; may be infeasible
+  // Neighbours along one tunable (the next/previous allowed value).
+  std::vector<Tunables> neighbours(const Tunables& t) const;
+  // Product of the value counts (an upper bound on the feasible count).
+  double size() const;
+  const Manifest& manifest() const { return m_; }
+
+  // Each tunable's position in its value list, in manifest order; a value not in
+  // the list (or a missing name) maps to the nearest allowed value (or the default).
+  std::vector<size_t> indices(const Tunables& t) const;
+  Tunables at(const std::vector<size_t>& idx) const;
+  // Every feasible point as a mixed-radix code (for spaces small enough to list).
+  std::vector<uint64_t> feasible_codes() const;
+  Tunables decode(uint64_t code) const;
+
+ private:
+  const Manifest& m_;
+};
+
+enum class Strategy { Random, Evolution };
+Strategy parse_strategy(const std::string& name);   // throws usage error on unknown names
+const char* strategy_name(Strategy s);
+
+class Tuner : public Agent {
+ public:
+  // The cache and context key let the tuner skip known configurations; the
+  // driver updates the key when the incumbent's source changes.
+  Tuner(const Manifest& m, Strategy s, unsigned long long seed, ResultCache* cache);
+  std::string name() const override { return "tune"; }
+  std::vector<Proposal> propose(const AgentContext& ctx, int max_count) override;
+  void observe(const Proposal& proposal, const Outcome& outcome) override;
+  bool proposes_tunables_only() const override { return true; }
+  void set_context_key(const std::string& key) { context_key_ = key; }
+
+ private:
+  std::optional<Tunables> next_random();
+  std::optional<Tunables> next_evolution(const AgentContext& ctx);
+  bool seen(const Tunables& t) const;
+  bool usable(const Tunables& t) const { return space_.feasible(t) && !seen(t); }
+  std::string describe_change(const Tunables& from, const Tunables& to) const;
+  // Per-context state: a new key (new source, compiler, GPU...) starts a fresh
+  // search seeded with that key's cached results.
+  void enter_context();
+  void remember(const Tunables& t, const Outcome& outcome);
+  // Evolution's operators (strategy_evolution.cpp).
+  std::optional<Tunables> explore_near(const Tunables& centre);
+  std::optional<Tunables> breed();
+  std::optional<Tunables> sweep_best_neighbourhoods();
+  const Tunables& tournament();
+  Tunables mutate(Tunables t);
+
+  const Manifest& m_;
+  SearchSpace space_;
+  Strategy strategy_;
+  std::mt19937_64 rng_;
+  ResultCache* cache_;
+  std::string context_key_;
+  std::set<std::string> proposed_;                            // canonical tunables text
+  std::vector<std::pair<Tunables, double>> scored_;           // fitness (lower better)
+
+  std::optional<std::string> active_key_;   // the context the state below belongs to
+  Tunables incumbent_;                      // from the latest propose() call
+  int explored_ = 0;                        // proposals + cached results in this context
+  // Random strategy on a small space: the feasible points, drawn without replacement.
+  std::vector<uint64_t> pool_;
+  bool pool_ready_ = false;
+};
+
+// Canonical text of a tunables assignment ("A=1,B=2"), the identity used everywhere.
+std::string canonical(const Tunables& t);
+
+}  // namespace ar

@@ -1,0 +1,79 @@
+#pragma once
+// Builds candidates and the harness. A CUDA candidate is compiled to device code
+// only (a cubin) and loaded by the protected harness, so it cannot carry host
+// code; a CPU candidate is a shared object. Tunables become -D defines.
+#include <atomic>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "autoresearch/agents/agent.h"
+#include "autoresearch/core/manifest.h"
+#include "autoresearch/core/paths.h"
+
+namespace ar {
+
+class ProcessRunner;
+
+struct Toolchain {
+  std::string compiler;   // absolute path or name on PATH
+  std::string version;    // first line of --version
+};
+
+// CPU: $CXX or c++; CUDA: $NVCC, nvcc on PATH, or /usr/local/cuda/bin/nvcc.
+// nullopt + *why when the compiler cannot be found or run.
+std::optional<Toolchain> detect_toolchain(Backend b, ProcessRunner& runner, std::string* why);
+
+struct BuildResult {
+  bool ok = false;
+  bool timed_out = false;
+  bool cancelled = false;
+  double seconds = 0;
+  std::string errors;                  // the compiler's messages when it failed (tail)
+  std::optional<int> registers;        // CUDA: most registers of any stage kernel
+  std::optional<int> spill_bytes;      // CUDA: spill stores, summed
+  std::filesystem::path artifact;
+};
+
+class Builder {
+ public:
+  Builder(const Manifest& m, const Paths& p, Toolchain tc, ProcessRunner& runner);
+
+  std::vector<std::string> compile_argv(const std::filesystem::path& package_dir, const Tunables& t,
+                                        const std::filesystem::path& artifact) const;
+  // The same flags and defines with -E (line markers kept), for the guard's scan.
+  std::vector<std::string> preprocess_argv(const std::filesystem::path& package_dir,
+                                           const Tunables& t) const;
+
+  BuildResult build(const std::filesystem::path& package_dir, const Tunables& t,
+                    const std::filesystem::path& out_dir, const std::atomic<bool>* cancel) const;
+  // Preprocessed source text; nullopt + *errors when preprocessing fails.
+  std::optional<std::string> preprocess(const std::filesystem::path& package_dir, const Tunables& t,
+                                        std::string* errors, const std::atomic<bool>* cancel) const;
+
+  // Compiler version and flags: part of the result cache key.
+  std::string identity() const;
+  const char* artifact_name() const;
+
+ private:
+  const Manifest& m_;
+  Paths paths_;
+  Toolchain tc_;
+  ProcessRunner& runner_;
+};
+
+// Hash of everything the harness is built from (harness sources, the package's
+// protected files, the toolchain): the harness/oracle part of the cache key.
+std::string harness_hash(const Manifest& m, const Paths& p, const Toolchain& tc);
+
+// Builds the package's harness once per hash into <repo>/.autoresearch/harness/<hash>/
+// and returns the executable. Throws Fatal(kExitInfrastructure) with the
+// compiler's errors when the protected harness does not build.
+std::filesystem::path build_harness(const Manifest& m, const Paths& p, const Toolchain& tc,
+                                    ProcessRunner& runner, const std::atomic<bool>* cancel);
+
+// Parses ptxas -v output: max registers over ar_stage* kernels, summed spill stores.
+void parse_ptxas_report(const std::string& text, BuildResult& r);
+
+}  // namespace ar

@@ -1,0 +1,59 @@
+#pragma once
+// Everything the loop asks of git, behind one interface; the real one drives the
+// `git` command through a ProcessRunner, the fake (tests/unit/fakes) keeps state
+// in memory. All paths are relative to the repository or worktree the object is
+// bound to.
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ar {
+
+class ProcessRunner;
+
+// A git failure the caller cannot act on; carries git's own message.
+struct GitError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Git {
+ public:
+  virtual ~Git() = default;
+
+  // `git rev-parse --verify REV^{commit}`; nullopt if REV does not exist.
+  virtual std::optional<std::string> resolve(const std::string& rev) = 0;
+  // The top of the working tree this object is bound to.
+  virtual std::filesystem::path toplevel() = 0;
+  // Paths under `pathspec` with uncommitted changes (tracked or untracked, not ignored).
+  virtual std::vector<std::string> dirty_paths(const std::string& pathspec) = 0;
+  virtual bool branch_exists(const std::string& branch) = 0;
+  // `git worktree add -b BRANCH DIR START` (or without -b when the branch exists
+  // and create_branch is false).
+  virtual void add_worktree(const std::filesystem::path& dir, const std::string& branch,
+                            const std::string& start, bool create_branch) = 0;
+  virtual void remove_worktree(const std::filesystem::path& dir) = 0;
+
+  // Within a worktree:
+  // files changed against HEAD, untracked (not ignored) ones included.
+  virtual std::vector<std::string> changed_files() = 0;
+  // unified diff against HEAD, untracked files included as additions.
+  virtual std::string diff() = 0;
+  // stage everything, commit with MESSAGE, return the new commit's sha.
+  virtual std::string commit_all(const std::string& message) = 0;
+  // drop every uncommitted change (tracked and untracked, not ignored).
+  virtual void discard_changes() = 0;
+  // `git show REV:PATH`; nullopt when absent.
+  virtual std::optional<std::string> show(const std::string& rev, const std::string& path) = 0;
+  // sha of HEAD
+  virtual std::string head() = 0;
+  // messages of commits in RANGE (`A..B`), oldest first
+  virtual std::vector<std::string> log_subjects(const std::string& range) = 0;
+};
+
+// Binds to `dir` (a checkout or worktree). Commits use the user's identity when
+// configured, else "autoresearch <autoresearch@localhost>", so a bare CI box works.
+std::unique_ptr<Git> make_real_git(ProcessRunner& runner, const std::filesystem::path& dir);
+
+}  // namespace ar

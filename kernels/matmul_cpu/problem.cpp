@@ -1,0 +1,313 @@
+// The protected oracle of matmul_cpu: inputs, the independent reference and
+// the comparison (include/autoresearch/harness/problem.h). Never editable by an
+// agent; the harness owns the procedure around it.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "autoresearch/harness/problem.h"
+#include "matmul_params.h"
+
+namespace ar::harness {
+
+namespace {
+
+// A quiet NaN with a payload: any arithmetic on it stays NaN, and a padding
+// element still holding exactly these bits was provably never written.
+constexpr uint32_t kPoisonBits = 0x7fc0dead;
+constexpr long long kMaxDim = 8192;
+constexpr long long kMaxPad = 64;
+constexpr const char* kDistributions[] = {"randn", "uniform", "small_int", "mixed_exp"};
+constexpr int kDistributionCount = 4;
+
+float poison() {
+  float f;
+  std::memcpy(&f, &kPoisonBits, sizeof f);
+  return f;
+}
+
+struct FreeDeleter {
+  void operator()(float* p) const { std::free(p); }
+};
+using FloatBuffer = std::unique_ptr<float[], FreeDeleter>;
+
+// 64-byte aligned, so vector loads in the kernel never straddle a line by our doing.
+FloatBuffer allocate(size_t count) {
+  size_t bytes = (count * sizeof(float) + 63) / 64 * 64;
+  auto* p = static_cast<float*>(std::aligned_alloc(64, bytes == 0 ? 64 : bytes));
+  if (!p) throw std::bad_alloc();
+  return FloatBuffer(p);
+}
+
+// splitmix64: small, fast, and identical everywhere for a given seed.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : state_(seed) {}
+  uint64_t next() {
+    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  double uniform01() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  int integer(int lo, int hi) { return lo + static_cast<int>(next() % static_cast<uint64_t>(hi - lo + 1)); }
+  double normal() {  // Box-Muller; one value per call keeps streams simple
+    const double u1 = uniform01() + 0x1.0p-54, u2 = uniform01();
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  }
+
+ private:
+  uint64_t state_;
+};
+
+// Distribution d: randn; uniform[-1,1]; small integers in [-4,4] (every
+// summation order gives the exact result, so any error is a real one);
+// mixed_exp: magnitudes spread over 2^-12..2 (catches fp16/bf16 shortcuts).
+float draw(Rng& rng, int d) {
+  switch (d) {
+    case 0: return static_cast<float>(rng.normal());
+    case 1: return static_cast<float>(2.0 * rng.uniform01() - 1.0);
+    case 2: return static_cast<float>(rng.integer(-4, 4));
+    default: {
+      const double mag = (1.0 + rng.uniform01()) * std::ldexp(1.0, -rng.integer(0, 12));
+      return static_cast<float>(rng.next() & 1 ? mag : -mag);
+    }
+  }
+}
+
+std::string fnv1a(std::initializer_list<std::pair<const float*, size_t>> buffers) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (const auto& [data, count] : buffers) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(data);
+    for (size_t i = 0; i < count * sizeof(float); ++i) h = (h ^ bytes[i]) * 0x100000001b3ull;
+  }
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+  return text;
+}
+
+long long read_dim(const nlohmann::json& params, const char* key, long long lo, long long hi,
+                   bool required, long long fallback) {
+  auto it = params.find(key);
+  if (it == params.end()) {
+    if (required) throw ProblemError(std::string("workload param '") + key + "' is missing");
+    return fallback;
+  }
+  const double v = it->is_number() ? it->get<double>() : std::nan("");
+  if (!(v >= static_cast<double>(lo) && v <= static_cast<double>(hi)) || v != std::floor(v))
+    throw ProblemError(std::string("workload param '") + key + "': expected an integer in [" +
+                       std::to_string(lo) + ", " + std::to_string(hi) + "], got " + it->dump());
+  return static_cast<long long>(v);
+}
+
+struct Shape {
+  int m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
+  size_t a_count() const { return static_cast<size_t>(m) * lda; }
+  size_t b_count() const { return static_cast<size_t>(k) * ldb; }
+  size_t c_count() const { return static_cast<size_t>(m) * ldc; }
+};
+
+// {"m","n","k"} and an optional "pad": extra elements at the end of every row
+// of A, B and C, so a kernel that ignores the strides reads NaN or writes
+// where it must not.
+Shape parse_shape(const nlohmann::json& params) {
+  if (!params.is_object()) throw ProblemError("workload params: expected an object {m, n, k[, pad]}");
+  Shape s;
+  s.m = static_cast<int>(read_dim(params, "m", 1, kMaxDim, true, 0));
+  s.n = static_cast<int>(read_dim(params, "n", 1, kMaxDim, true, 0));
+  s.k = static_cast<int>(read_dim(params, "k", 1, kMaxDim, true, 0));
+  const int pad = static_cast<int>(read_dim(params, "pad", 0, kMaxPad, false, 0));
+  s.lda = s.k + pad;
+  s.ldb = s.n + pad;
+  s.ldc = s.n + pad;
+  return s;
+}
+
+struct Rotation {
+  FloatBuffer a, b, c;
+  MatmulParams params{};
+};
+
+class MatmulProblem final : public Problem {
+ public:
+  size_t rotation_bytes(const nlohmann::json& params) override {
+    Shape s = parse_shape(params);
+    return sizeof(float) * (s.a_count() + s.b_count() + s.c_count());
+  }
+
+  void prepare(const nlohmann::json& params, int rotations) override {
+    release();
+    shape_ = parse_shape(params);
+    rotations_.resize(static_cast<size_t>(rotations));
+    for (auto& r : rotations_) {
+      r.a = allocate(shape_.a_count());
+      r.b = allocate(shape_.b_count());
+      r.c = allocate(shape_.c_count());
+      r.params = MatmulParams{r.a.get(), r.b.get(), r.c.get(), shape_.m, shape_.n,
+                              shape_.k,  shape_.lda, shape_.ldb, shape_.ldc};
+    }
+  }
+
+  void release() override {
+    rotations_.clear();
+    reference_.clear();
+    reference_rotation_ = -1;
+  }
+
+  int distributions() const override { return kDistributionCount; }
+  std::string distribution_name(int d) const override {
+    return d >= 0 && d < kDistributionCount ? kDistributions[d] : "unknown";
+  }
+
+  void randomize(int rotation, uint64_t seed, int distribution) override {
+    Rotation& r = at(rotation);
+    Rng rng(seed);
+    fill(r.a.get(), shape_.m, shape_.k, shape_.lda, rng, distribution);
+    fill(r.b.get(), shape_.k, shape_.n, shape_.ldb, rng, distribution);
+    if (reference_rotation_ == rotation) reference_rotation_ = -1;
+  }
+
+  void poison_outputs(int rotation) override {
+    Rotation& r = at(rotation);
+    const float p = poison();
+    for (size_t i = 0; i < shape_.c_count(); ++i) r.c[i] = p;
+  }
+
+  std::string input_fingerprint(int rotation) override {
+    Rotation& r = at(rotation);
+    return fnv1a({{r.a.get(), shape_.a_count()}, {r.b.get(), shape_.b_count()}});
+  }
+
+  std::string output_fingerprint(int rotation) override {
+    Rotation& r = at(rotation);
+    return fnv1a({{r.c.get(), shape_.c_count()}});
+  }
+
+  // float64, column by column of C (j outer, i, then k): an order and a
+  // precision no fp32 kernel shares, from a contiguous copy of B's column.
+  void run_reference(int rotation) override {
+    Rotation& r = at(rotation);
+    const Shape& s = shape_;
+    reference_.assign(static_cast<size_t>(s.m) * s.n, 0.0);
+    std::vector<double> column(static_cast<size_t>(s.k));
+    for (int j = 0; j < s.n; ++j) {
+      for (int kk = 0; kk < s.k; ++kk) column[kk] = r.b[static_cast<size_t>(kk) * s.ldb + j];
+      for (int i = 0; i < s.m; ++i) {
+        const float* a = r.a.get() + static_cast<size_t>(i) * s.lda;
+        double sum = 0;
+        for (int kk = 0; kk < s.k; ++kk) sum += static_cast<double>(a[kk]) * column[kk];
+        reference_[static_cast<size_t>(i) * s.n + j] = sum;
+      }
+    }
+    reference_rotation_ = rotation;
+  }
+
+  std::vector<OutputCheck> check(int rotation, const std::vector<Tolerance>& tolerances,
+                                 uint64_t /*sample_seed: the reference is already full float64*/) override;
+
+  const void* params(int rotation, size_t* size) override {
+    if (size) *size = sizeof(MatmulParams);
+    return &at(rotation).params;
+  }
+
+ private:
+  Rotation& at(int rotation) {
+    if (rotation < 0 || static_cast<size_t>(rotation) >= rotations_.size())
+      throw ProblemError("rotation " + std::to_string(rotation) + " was not prepared");
+    return rotations_[static_cast<size_t>(rotation)];
+  }
+
+  // Row padding holds the poison: a kernel that reads it gets NaN in C.
+  static void fill(float* dst, int rows, int cols, int ld, Rng& rng, int distribution) {
+    const float p = poison();
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < ld; ++j)
+        dst[static_cast<size_t>(i) * ld + j] = j < cols ? draw(rng, distribution) : p;
+  }
+
+  Shape shape_;
+  std::vector<Rotation> rotations_;
+  std::vector<double> reference_;
+  int reference_rotation_ = -1;
+};
+
+std::string element_detail(int i, int j, double out, double ref) {
+  char text[128];
+  std::snprintf(text, sizeof text, "c[%d,%d]=%.9g ref=%.9g", i, j, out, ref);
+  return text;
+}
+
+std::vector<OutputCheck> MatmulProblem::check(int rotation, const std::vector<Tolerance>& tolerances,
+                                              uint64_t) {
+  if (reference_rotation_ != rotation)
+    throw ProblemError("check() on rotation " + std::to_string(rotation) +
+                       " without run_reference() on its current inputs");
+  const Tolerance* tol = nullptr;
+  for (const auto& t : tolerances)
+    if (t.output == "c") tol = &t;
+  if (!tol) throw ProblemError("no tolerance given for output 'c'");
+
+  const Shape& s = shape_;
+  const float* c = at(rotation).c.get();
+  OutputCheck oc;
+  oc.output = "c";
+  oc.elements = static_cast<long long>(s.m) * s.n;
+  double dot = 0, out_sq = 0, ref_sq = 0;
+  for (int i = 0; i < s.m; ++i) {
+    for (int j = 0; j < s.n; ++j) {
+      const double out = c[static_cast<size_t>(i) * s.ldc + j];
+      const double ref = reference_[static_cast<size_t>(i) * s.n + j];
+      bool bad = false;
+      if (!std::isfinite(out)) {
+        ++oc.nonfinite;
+        bad = true;
+      } else {
+        const double err = std::fabs(out - ref);
+        oc.max_abs_err = std::max(oc.max_abs_err, err);
+        if (ref != 0) oc.max_rel_err = std::max(oc.max_rel_err, err / std::fabs(ref));
+        dot += out * ref;
+        out_sq += out * out;
+        ref_sq += ref * ref;
+        if (err > tol->abs && err > tol->rel * std::fabs(ref)) {
+          ++oc.mismatches;
+          bad = true;
+        }
+      }
+      if (bad && oc.detail.empty()) oc.detail = element_detail(i, j, out, ref);
+    }
+    // Writes past the n columns land in the row padding, which must keep the poison.
+    for (int j = s.n; j < s.ldc; ++j) {
+      uint32_t bits;
+      std::memcpy(&bits, &c[static_cast<size_t>(i) * s.ldc + j], sizeof bits);
+      if (bits == kPoisonBits) continue;
+      ++oc.mismatches;
+      if (oc.detail.empty())
+        oc.detail = "c[" + std::to_string(i) + "," + std::to_string(j) +
+                    "] is row padding outside the m x n output and was written";
+    }
+  }
+  if (out_sq > 0 && ref_sq > 0) oc.cosine_diff = std::max(0.0, 1.0 - dot / std::sqrt(out_sq * ref_sq));
+  else oc.cosine_diff = (out_sq == ref_sq) ? 0.0 : 1.0;
+  const bool cosine_ok = tol->cosine < 0 || oc.cosine_diff <= tol->cosine;
+  if (!cosine_ok && oc.detail.empty()) {
+    char text[96];
+    std::snprintf(text, sizeof text, "1 - cos(c, ref) = %.3g > %.3g", oc.cosine_diff, tol->cosine);
+    oc.detail = text;
+  }
+  oc.pass = oc.mismatches == 0 && oc.nonfinite == 0 && cosine_ok;
+  return {oc};
+}
+
+}  // namespace
+
+std::unique_ptr<Problem> make_problem() { return std::make_unique<MatmulProblem>(); }
+
+}  // namespace ar::harness

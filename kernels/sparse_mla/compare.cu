@@ -1,0 +1,153 @@
+// Comparisons and fingerprints on the GPU: the tensors are too large to copy
+// to the host on every check. Each block reduces its share and writes one
+// partial; the host adds the partials in block order, so every figure is
+// deterministic.
+#include <cuda_bf16.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "cuda/cuda_check.h"
+#include "problem_parts.h"
+
+namespace sparse_mla {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kBlocks = 1024;
+
+struct Partial {
+  unsigned long long mismatches, nonfinite;
+  long long first_bad;
+  double max_abs, max_rel, dot, norm;
+};
+
+__device__ __forceinline__ float as_float(float x) { return x; }
+__device__ __forceinline__ float as_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads) compare_kernel(const T* cand, const float* ref, size_t n,
+                                                           double abs_tol, double rel_tol, Partial* out) {
+  Partial p{0, 0, -1, 0, 0, 0, 0};
+  for (size_t e = static_cast<size_t>(blockIdx.x) * kThreads + threadIdx.x; e < n;
+       e += static_cast<size_t>(kBlocks) * kThreads) {
+    const double c = as_float(cand[e]), r = ref[e];
+    const ElementCheck k = check_element(c, r, abs_tol, rel_tol);
+    if (!k.pass) {
+      if (k.finite_pair) ++p.mismatches;
+      else ++p.nonfinite;
+      if (p.first_bad < 0) p.first_bad = static_cast<long long>(e);   // e grows per thread: the first is the least
+    }
+    if (!k.finite_pair) continue;   // excluded from the error and cosine figures
+    p.max_abs = fmax(p.max_abs, k.abs_err);
+    p.max_rel = fmax(p.max_rel, k.rel_err);
+    p.dot += c * r;
+    p.norm += c * c + r * r;
+  }
+
+  __shared__ Partial all[kThreads];
+  all[threadIdx.x] = p;
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  Partial s{0, 0, -1, 0, 0, 0, 0};
+  for (int t = 0; t < kThreads; ++t) {   // fixed order: deterministic sums
+    const Partial& q = all[t];
+    s.mismatches += q.mismatches;
+    s.nonfinite += q.nonfinite;
+    if (q.first_bad >= 0 && (s.first_bad < 0 || q.first_bad < s.first_bad)) s.first_bad = q.first_bad;
+    s.max_abs = fmax(s.max_abs, q.max_abs);
+    s.max_rel = fmax(s.max_rel, q.max_rel);
+    s.dot += q.dot;
+    s.norm += q.norm;
+  }
+  out[blockIdx.x] = s;
+}
+
+// Order-aware: each 8-byte word is mixed with its position; the sum of the
+// mixes is independent of the order threads add them in.
+__global__ void __launch_bounds__(kThreads) hash_kernel(const unsigned char* data, size_t bytes, uint64_t salt,
+                                                        unsigned long long* out) {
+  const size_t words = bytes / 8;
+  const uint64_t* w = reinterpret_cast<const uint64_t*>(data);
+  uint64_t h1 = 0, h2 = 0;
+  for (size_t e = static_cast<size_t>(blockIdx.x) * kThreads + threadIdx.x; e < words;
+       e += static_cast<size_t>(kBlocks) * kThreads) {
+    const uint64_t x = w[e];
+    h1 += mix64(x ^ mix64(e ^ salt));
+    h2 += mix64(x + 0x632BE59BD9B4E019ull * (e + 1) + salt);
+  }
+  if (blockIdx.x == 0 && threadIdx.x < bytes % 8) {   // a tail shorter than a word, byte by byte
+    const uint64_t x = data[words * 8 + threadIdx.x];
+    h1 += mix64(x ^ mix64((words * 8 + threadIdx.x) ^ salt ^ 0x7461696cull));
+    h2 += mix64(x + 0x1234567ull * (threadIdx.x + 1));
+  }
+  for (int off = 16; off > 0; off >>= 1) {
+    h1 += __shfl_xor_sync(0xffffffffu, h1, off);
+    h2 += __shfl_xor_sync(0xffffffffu, h2, off);
+  }
+  if ((threadIdx.x & 31) == 0) {
+    atomicAdd(&out[0], static_cast<unsigned long long>(h1));
+    atomicAdd(&out[1], static_cast<unsigned long long>(h2));
+  }
+}
+
+// A small device buffer kept for the process (partials, hash words).
+template <typename T>
+T* scratch(size_t count) {
+  static void* buffer = nullptr;
+  static size_t have = 0;
+  if (have < count * sizeof(T)) {
+    if (buffer) AR_CUDA_CHECK(cudaFree(buffer));
+    buffer = nullptr;
+    AR_CUDA("problem_error", cudaMalloc(&buffer, count * sizeof(T)));
+    have = count * sizeof(T);
+  }
+  return static_cast<T*>(buffer);
+}
+
+template <typename T>
+CompareStats compare(const T* cand, const float* ref, size_t n, double abs_tol, double rel_tol) {
+  Partial* d = scratch<Partial>(kBlocks);
+  compare_kernel<T><<<kBlocks, kThreads>>>(cand, ref, n, abs_tol, rel_tol, d);
+  AR_CUDA("problem_error", cudaGetLastError());
+  std::vector<Partial> h(kBlocks);
+  AR_CUDA("problem_error", cudaMemcpy(h.data(), d, kBlocks * sizeof(Partial), cudaMemcpyDeviceToHost));
+  CompareStats s;
+  s.elements = static_cast<long long>(n);
+  for (const Partial& p : h) {
+    s.mismatches += static_cast<long long>(p.mismatches);
+    s.nonfinite += static_cast<long long>(p.nonfinite);
+    if (p.first_bad >= 0 && (s.first_bad < 0 || p.first_bad < s.first_bad)) s.first_bad = p.first_bad;
+    s.max_abs = std::max(s.max_abs, p.max_abs);
+    s.max_rel = std::max(s.max_rel, p.max_rel);
+    s.dot += p.dot;
+    s.norm += p.norm;
+  }
+  return s;
+}
+
+}  // namespace
+
+CompareStats compare_bf16(const __nv_bfloat16* cand, const float* ref, size_t n, double abs_tol, double rel_tol) {
+  return compare(cand, ref, n, abs_tol, rel_tol);
+}
+
+CompareStats compare_f32(const float* cand, const float* ref, size_t n, double abs_tol, double rel_tol) {
+  return compare(cand, ref, n, abs_tol, rel_tol);
+}
+
+std::string fingerprint(const void* data, size_t bytes, uint64_t salt) {
+  unsigned long long* d = scratch<unsigned long long>(2);
+  AR_CUDA("problem_error", cudaMemset(d, 0, 2 * sizeof(unsigned long long)));
+  hash_kernel<<<kBlocks, kThreads>>>(static_cast<const unsigned char*>(data), bytes, salt, d);
+  AR_CUDA("problem_error", cudaGetLastError());
+  unsigned long long h[2];
+  AR_CUDA("problem_error", cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+  char text[40];
+  std::snprintf(text, sizeof text, "%016llx%016llx", h[0], h[1]);
+  return text;
+}
+
+}  // namespace sparse_mla

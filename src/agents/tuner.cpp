@@ -1,0 +1,109 @@
+// The built-in agent "tune": turns the chosen strategy's points into proposals,
+// and keeps what the driver reports back so no configuration is measured twice.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "autoresearch/agents/tuner.h"
+#include "autoresearch/core/manifest.h"
+#include "autoresearch/util/errors.h"
+
+namespace ar {
+
+Strategy parse_strategy(const std::string& name) {
+  if (name == "random") return Strategy::Random;
+  if (name == "evolution") return Strategy::Evolution;
+  throw usage_error(fmt::format("unknown tune strategy '{}' (expected random or evolution)", name));
+}
+
+const char* strategy_name(Strategy s) {
+  switch (s) {
+    case Strategy::Random: return "random";
+    case Strategy::Evolution: return "evolution";
+  }
+  return "?";
+}
+
+Tuner::Tuner(const Manifest& m, Strategy s, unsigned long long seed, ResultCache* cache)
+    : m_(m), space_(m), strategy_(s), rng_(seed), cache_(cache) {}
+
+std::vector<Proposal> Tuner::propose(const AgentContext& ctx, int max_count) {
+  if (!active_key_ || *active_key_ != context_key_) enter_context();
+
+  // Missing names take their defaults, so the incumbent is always a full point.
+  incumbent_.clear();
+  for (const Tunable& tunable : m_.tunables) {
+    auto it = ctx.incumbent_tunables.find(tunable.name);
+    incumbent_[tunable.name] = it != ctx.incumbent_tunables.end() ? it->second : tunable.default_value;
+  }
+  // The incumbent has been measured by the driver, cached or not.
+  proposed_.insert(canonical(incumbent_));
+
+  std::vector<Proposal> out;
+  for (int i = 0; i < max_count; ++i) {
+    std::optional<Tunables> t =
+        strategy_ == Strategy::Random ? next_random() : next_evolution(ctx);
+    if (!t) break;  // the feasible space is used up
+    proposed_.insert(canonical(*t));
+    ++explored_;
+    Proposal p;
+    p.agent = name();
+    p.model = strategy_name(strategy_);
+    p.idea = describe_change(incumbent_, *t);
+    p.tunables = std::move(*t);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+void Tuner::observe(const Proposal& proposal, const Outcome& outcome) {
+  remember(proposal.tunables, outcome);
+}
+
+// Every configuration judged is never proposed again; only the ones that built,
+// verified and got a time join the population evolution breeds from, so a
+// failure (build, verify, guard, crash) is a dead end, not a parent.
+void Tuner::remember(const Tunables& t, const Outcome& outcome) {
+  proposed_.insert(canonical(t));
+  static const std::set<std::string> kFailures = {"build_error", "wrong", "timeout", "crash",
+                                                 "rejected_by_guard"};
+  if (!kFailures.count(outcome.decision) && outcome.quick_geomean_us &&
+      std::isfinite(*outcome.quick_geomean_us)) {
+    scored_.emplace_back(t, *outcome.quick_geomean_us);
+  }
+}
+
+// Results under another key were measured against other sources, compiler or GPU:
+// neither their times nor "already tried" carry over.
+void Tuner::enter_context() {
+  active_key_ = context_key_;
+  proposed_.clear();
+  scored_.clear();
+  pool_.clear();
+  pool_ready_ = false;
+  explored_ = 0;
+  if (!cache_) return;
+  for (const CachedResult* r : cache_->all_for(context_key_)) {
+    remember(r->tunables, r->outcome);
+    ++explored_;
+  }
+}
+
+bool Tuner::seen(const Tunables& t) const {
+  return proposed_.count(canonical(t)) > 0 || (cache_ && cache_->find(context_key_, t));
+}
+
+std::string Tuner::describe_change(const Tunables& from, const Tunables& to) const {
+  std::string out;
+  for (const Tunable& tunable : m_.tunables) {
+    auto a = from.find(tunable.name);
+    auto b = to.find(tunable.name);
+    if (b == to.end() || (a != from.end() && a->second == b->second)) continue;
+    if (!out.empty()) out += ", ";
+    out += a == from.end() ? fmt::format("{} {}", tunable.name, b->second)
+                           : fmt::format("{} {}→{}", tunable.name, a->second, b->second);
+  }
+  return out.empty() ? "the incumbent's tunables" : out;
+}
+
+}  // namespace ar

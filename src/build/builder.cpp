@@ -1,0 +1,110 @@
+#include "autoresearch/build/builder.h"
+
+#include <fmt/format.h>
+
+#include "autoresearch/util/subprocess.h"
+
+namespace fs = std::filesystem;
+
+namespace ar {
+
+Builder::Builder(const Manifest& m, const Paths& p, Toolchain tc, ProcessRunner& runner)
+    : m_(m), paths_(p), tc_(std::move(tc)), runner_(runner) {}
+
+const char* Builder::artifact_name() const {
+  return m_.backend == Backend::Cuda ? "kernel.cubin" : "kernel.so";
+}
+
+static std::vector<std::string> common_flags(const Manifest& m, const Paths& paths,
+                                             const fs::path& package_dir, const Tunables& t) {
+  std::vector<std::string> a;
+  if (m.backend == Backend::Cuda) {
+    a = {"-arch=" + m.build.arch, "-O3"};
+  } else {
+    a = {"-std=c++20", "-O2", "-march=native", "-fPIC"};
+  }
+  a.insert(a.end(), m.build.flags.begin(), m.build.flags.end());
+  for (const auto& [k, v] : t) a.push_back(fmt::format("-D{}={}", k, v));
+  a.push_back("-I" + (paths.home / "include").string());
+  a.push_back("-I" + package_dir.string());
+  return a;
+}
+
+std::vector<std::string> Builder::compile_argv(const fs::path& package_dir, const Tunables& t,
+                                               const fs::path& artifact) const {
+  std::vector<std::string> a = {tc_.compiler};
+  if (m_.backend == Backend::Cuda) a.push_back("-cubin");
+  else a.push_back("-shared");
+  auto f = common_flags(m_, paths_, package_dir, t);
+  a.insert(a.end(), f.begin(), f.end());
+  if (m_.backend == Backend::Cuda) a.push_back("-Xptxas=-v");
+  a.push_back((package_dir / m_.kernel_source).string());
+  a.push_back("-o");
+  a.push_back(artifact.string());
+  return a;
+}
+
+std::vector<std::string> Builder::preprocess_argv(const fs::path& package_dir, const Tunables& t) const {
+  std::vector<std::string> a = {tc_.compiler, "-E"};
+  auto f = common_flags(m_, paths_, package_dir, t);
+  a.insert(a.end(), f.begin(), f.end());
+  // nvcc -E with an -arch preprocesses the device pass (__CUDA_ARCH__ defined),
+  // which is all a cubin candidate contains.
+  a.push_back((package_dir / m_.kernel_source).string());
+  return a;
+}
+
+static std::string tail(const std::string& s, size_t n) {
+  return s.size() <= n ? s : "..." + s.substr(s.size() - n);
+}
+
+BuildResult Builder::build(const fs::path& package_dir, const Tunables& t, const fs::path& out_dir,
+                           const std::atomic<bool>* cancel) const {
+  BuildResult r;
+  fs::create_directories(out_dir);
+  r.artifact = out_dir / artifact_name();
+  fs::remove(r.artifact);
+  ProcessSpec spec;
+  spec.argv = compile_argv(package_dir, t, r.artifact);
+  spec.cwd = out_dir;
+  spec.timeout = std::chrono::milliseconds(static_cast<long long>(m_.build.timeout_s * 1000));
+  spec.cancel = cancel;
+  auto p = runner_.run(spec);
+  r.seconds = p.seconds;
+  r.timed_out = p.timed_out;
+  r.cancelled = p.cancelled;
+  r.ok = p.ok() && fs::exists(r.artifact);
+  if (m_.backend == Backend::Cuda) parse_ptxas_report(p.err + p.out, r);
+  if (!r.ok) {
+    std::string msg = p.err.empty() ? p.out : p.err;
+    if (p.timed_out) msg = fmt::format("compile timed out after {:.0f} s\n", m_.build.timeout_s) + msg;
+    else if (!p.ok()) msg = "compiler " + p.describe() + "\n" + msg;
+    else msg = "the compiler wrote no " + std::string(artifact_name()) + "\n" + msg;
+    r.errors = tail(msg, 6000);
+  }
+  return r;
+}
+
+std::optional<std::string> Builder::preprocess(const fs::path& package_dir, const Tunables& t,
+                                               std::string* errors, const std::atomic<bool>* cancel) const {
+  ProcessSpec spec;
+  spec.argv = preprocess_argv(package_dir, t);
+  spec.timeout = std::chrono::milliseconds(static_cast<long long>(m_.build.timeout_s * 1000));
+  spec.cancel = cancel;
+  spec.max_output_bytes = 64u << 20;
+  auto p = runner_.run(spec);
+  if (!p.ok()) {
+    if (errors) *errors = tail("preprocessor " + p.describe() + "\n" + p.err, 6000);
+    return std::nullopt;
+  }
+  return p.out;
+}
+
+std::string Builder::identity() const {
+  std::string s = tc_.compiler + " | " + tc_.version + " |";
+  auto f = common_flags(m_, paths_, "<pkg>", {});
+  for (const auto& x : f) s += " " + x;
+  return s;
+}
+
+}  // namespace ar

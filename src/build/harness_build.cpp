@@ -1,0 +1,130 @@
+#include <algorithm>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "autoresearch/build/builder.h"
+#include "autoresearch/util/errors.h"
+#include "autoresearch/util/file_lock.h"
+#include "autoresearch/util/hash.h"
+#include "autoresearch/util/subprocess.h"
+
+namespace fs = std::filesystem;
+
+namespace ar {
+
+namespace {
+
+std::vector<fs::path> files_in(const fs::path& dir, std::initializer_list<const char*> exts) {
+  std::vector<fs::path> out;
+  if (!fs::is_directory(dir)) return out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    for (const char* x : exts)
+      if (e.path().extension() == x) out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+const char* backend_dir(const Manifest& m) { return m.backend == Backend::Cuda ? "cuda" : "cpu"; }
+
+std::vector<fs::path> harness_sources(const Manifest& m, const Paths& p) {
+  fs::path root = p.home / "src" / "harness";
+  auto out = files_in(root / "common", {".cpp"});
+  auto backend = files_in(root / backend_dir(m), {".cpp", ".cu"});
+  out.insert(out.end(), backend.begin(), backend.end());
+  for (const auto& s : m.harness.sources) out.push_back(m.dir / s);
+  return out;
+}
+
+// Every file the harness build reads: its sources, their headers, and the
+// package's protected files (the oracle, the params struct).
+std::vector<fs::path> harness_inputs(const Manifest& m, const Paths& p) {
+  fs::path root = p.home / "src" / "harness";
+  auto out = harness_sources(m, p);
+  for (const auto& d : {root / "common", root / fs::path(backend_dir(m)), p.home / "include" / "autoresearch" / "harness"}) {
+    auto h = files_in(d, {".h", ".hpp", ".cuh"});
+    out.insert(out.end(), h.begin(), h.end());
+  }
+  for (const auto& e : fs::directory_iterator(m.dir)) {
+    if (!e.is_regular_file()) continue;
+    std::string rel = e.path().filename().string();
+    bool editable = std::find(m.editable.begin(), m.editable.end(), rel) != m.editable.end();
+    if (!editable && rel != m.tunables_file) out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace
+
+std::string harness_hash(const Manifest& m, const Paths& p, const Toolchain& tc) {
+  Sha256 h;
+  h.update(tc.compiler + "\n" + tc.version + "\n" + m.build.arch + "\n");
+  for (const auto& f : m.harness.flags) h.update(f + "\n");
+  for (const auto& f : harness_inputs(m, p)) {
+    h.update(f.filename().string() + "\n");
+    h.update(sha256_file(f) + "\n");
+  }
+  return h.hex_digest().substr(0, 16);
+}
+
+fs::path build_harness(const Manifest& m, const Paths& p, const Toolchain& tc, ProcessRunner& runner,
+                       const std::atomic<bool>* cancel) {
+  std::string hash = harness_hash(m, p, tc);
+  fs::path dir = p.harness_cache() / (m.name + "-" + hash);
+  fs::path exe = dir / "harness";
+  if (fs::exists(exe)) return exe;
+  fs::create_directories(dir);
+  std::string holder;
+  // Two runs starting at once build it once; the second waits for the lock.
+  std::unique_ptr<FileLock> lock;
+  for (int i = 0; i < 600 && !lock; ++i) {
+    lock = FileLock::try_acquire(dir / "build.lock", "harness build", &holder);
+    if (!lock) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+  if (fs::exists(exe)) return exe;
+
+  fs::path root = p.home / "src" / "harness";
+  std::vector<std::string> argv = {tc.compiler, "-std=c++20", "-O2"};
+  if (m.backend == Backend::Cuda) argv.push_back("-arch=" + m.build.arch);
+  else argv.push_back("-march=native");
+  argv.push_back("-I" + (p.home / "include").string());
+  argv.push_back("-I" + root.string());
+  argv.push_back("-I" + m.dir.string());
+  for (const auto& s : harness_sources(m, p)) argv.push_back(s.string());
+  argv.insert(argv.end(), m.harness.flags.begin(), m.harness.flags.end());
+  if (m.backend == Backend::Cuda) {
+    // Link against the toolkit's stub so a machine without a driver can build
+    // the harness too; at run time the loader finds the driver's libcuda.so.1.
+    auto stubs = std::filesystem::path(tc.compiler).parent_path().parent_path() / "lib64" / "stubs";
+    if (std::filesystem::exists(stubs)) argv.push_back("-L" + stubs.string());
+    argv.push_back("-lcuda");
+  }
+  argv.push_back("-ldl");
+  argv.push_back(m.backend == Backend::Cuda ? "-Xcompiler=-pthread" : "-pthread");
+  fs::path tmp = dir / "harness.tmp";
+  argv.push_back("-o");
+  argv.push_back(tmp.string());
+
+  ProcessSpec spec;
+  spec.argv = argv;
+  spec.cwd = dir;
+  spec.timeout = std::chrono::seconds(900);
+  spec.cancel = cancel;
+  auto r = runner.run(spec);
+  if (r.cancelled) throw Fatal(kExitInterrupted, "interrupted while building the harness");
+  if (!r.ok() || !fs::exists(tmp)) {
+    std::string cmd;
+    for (const auto& a : argv) cmd += a + " ";
+    throw Fatal(kExitInfrastructure,
+                fmt::format("the harness for {} did not build ({}):\n{}\ncommand: {}", m.name,
+                            r.describe(), r.err.size() > 8000 ? r.err.substr(r.err.size() - 8000) : r.err, cmd));
+  }
+  fs::rename(tmp, exe);
+  return exe;
+}
+
+}  // namespace ar

@@ -1,0 +1,66 @@
+#include "autoresearch/cli/cli.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "autoresearch/util/errors.h"
+#include "commands.h"
+
+namespace ar {
+
+namespace {
+
+const CommandSpec kCommands[] = {
+    {"run", "the loop: propose, guard, build, verify, benchmark, keep or revert, until the goal or a budget",
+     add_run_command},
+    {"bench", "build, verify and benchmark the current source once; print the per-workload table",
+     add_bench_command},
+    {"verify", "build the current source and check it on every workload (correctness only)", add_verify_command},
+    {"log", "the experiments of a run, one line each (--json for machines, --follow to tail)", add_log_command},
+    {"doctor", "what is present (GPU, driver, compilers, git, sanitizer, LLM keys) and how to fix what is not",
+     add_doctor_command},
+};
+
+}  // namespace
+
+int cli_main(int argc, char** argv) {
+  CLI::App app{"autoresearch: an overnight loop that makes CUDA kernels faster, and refuses what it cannot verify"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "autoresearch 0.1.0");
+  std::map<std::string, CommandAction> actions;
+  for (const auto& c : kCommands) {
+    CLI::App* sub = app.add_subcommand(c.name, c.help);
+    actions[c.name] = c.add(*sub);
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitUsage;
+  }
+  for (const auto& [name, action] : actions) {
+    if (!app.got_subcommand(name)) continue;
+    try {
+      return action();
+    } catch (const Fatal& e) {
+      std::fflush(stdout);
+      fmt::print(stderr, "autoresearch {}: {}\n", name, e.what());
+      return e.code();
+    } catch (const std::exception& e) {
+      std::fflush(stdout);
+      fmt::print(stderr, "autoresearch {}: internal error: {}\n", name, e.what());
+      return kExitInternal;
+    }
+  }
+  return kExitUsage;
+}
+
+}  // namespace ar

@@ -1,0 +1,70 @@
+// `autoresearch verify`: correctness only, on every declared workload and on
+// hidden ones drawn from the manifest's ranges.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "autoresearch/loop/evaluation.h"
+#include "autoresearch/util/errors.h"
+#include "commands.h"
+#include "one_shot.h"
+#include "options.h"
+
+namespace ar {
+
+struct VerifyArgs {
+  ConfigFlags f;
+  bool json = false;
+  std::vector<std::string> sets;
+};
+
+CommandAction add_verify_command(CLI::App& sub) {
+  auto a = std::make_shared<VerifyArgs>();
+  add_config_flags(sub, a->f, {"kernel", "gpu", "seed", "hidden", "verify_timeout_s"});
+  sub.add_flag("--json", a->json, "print the results as JSON on stdout");
+  sub.add_option("--set", a->sets, "override a tunable, NAME=VALUE (repeatable)");
+  sub.footer("Exit codes: 0 correct on every workload; 5 wrong (or crashes, or hangs); 2 bad usage; 4 infrastructure.");
+  return [a] {
+    Paths paths = discover_paths(std::filesystem::current_path());
+    RunConfig cfg = layered_config(a->f, paths, nullptr);
+    RealProcessRunner runner;
+    RealClock clock;
+    TerminalPrinter printer(stderr);
+    World world = real_world(runner, clock, printer, install_stop_signals());
+    OneShot o = prepare_one_shot(world, cfg, a->sets);
+    unsigned long long seed = cfg.seed ? cfg.seed : static_cast<unsigned long long>(clock.now_seconds() * 1e6);
+    auto workloads = o.manifest.workloads;
+    int hidden = cfg.hidden >= 0 ? cfg.hidden : o.manifest.hidden.count;
+    if (!o.manifest.hidden.params.empty()) {
+      auto h = draw_hidden_workloads(o.manifest, hidden, seed ^ 0x41d);
+      workloads.insert(workloads.end(), h.begin(), h.end());
+    }
+    printer.status(fmt::format("verifying {} on {} workloads", o.manifest.name, workloads.size()));
+    auto v = verify_workloads(*o.session, "a", workloads, o.manifest, seed, cfg);
+    o.session->stop();
+    printer.clear_status();
+    if (v.status == StepStatus::Cancelled) throw Fatal(kExitInterrupted, "interrupted");
+    bool pass = v.status == StepStatus::Ok;
+    if (a->json) {
+      std::cout << nlohmann::json{{"kernel", o.manifest.name}, {"pass", pass}, {"reason", v.reason},
+                                  {"seed", seed}, {"workloads", v.workloads}}
+                       .dump(2)
+                << "\n";
+    } else {
+      for (const auto& w : v.workloads) {
+        std::string worst;
+        for (const auto& [out, e] : w.value("worst", nlohmann::json::object()).items())
+          worst += fmt::format("  {}: max abs {:.2e}, max rel {:.2e}", out, e.value("max_abs_err", 0.0),
+                               e.value("max_rel_err", 0.0));
+        std::cout << fmt::format("{:<5} {:<28}{}\n", w.value("pass", false) ? "ok" : "FAIL",
+                                 w.value("name", "?") + (w.contains("params") ? " " + w["params"].dump() : ""), worst);
+      }
+      std::cout << (pass ? fmt::format("{}: correct on {} workloads (seed {})\n", o.manifest.name, workloads.size(), seed)
+                         : fmt::format("{}: {}\n", o.manifest.name, v.reason));
+    }
+    if (pass) return kExitOk;
+    return v.status == StepStatus::Error ? kExitInfrastructure : kExitVerifyFailed;
+  };
+}
+
+}  // namespace ar

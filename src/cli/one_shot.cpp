@@ -1,0 +1,87 @@
+#include "one_shot.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "autoresearch/loop/evaluation.h"
+#include "autoresearch/util/errors.h"
+
+namespace ar {
+
+static Tunables apply_sets(const Manifest& m, Tunables t, const std::vector<std::string>& sets) {
+  for (const auto& s : sets) {
+    auto eq = s.find('=');
+    if (eq == std::string::npos) throw usage_error("--set: expected NAME=VALUE, got '" + s + "'");
+    std::string name = s.substr(0, eq);
+    const Tunable* tu = m.find_tunable(name);
+    if (!tu) throw usage_error(fmt::format("--set: {} is not a tunable of {}", name, m.name));
+    long long v = 0;
+    try {
+      v = std::stoll(s.substr(eq + 1));
+    } catch (const std::exception&) {
+      throw usage_error("--set: " + s + ": the value is not an integer");
+    }
+    if (std::find(tu->values.begin(), tu->values.end(), v) == tu->values.end())
+      throw usage_error(fmt::format("--set: {}={} is not an allowed value", name, v));
+    t[name] = v;
+  }
+  std::string why;
+  if (!satisfies_constraints(m, t, &why)) throw usage_error("the tunables break a constraint: " + why);
+  return t;
+}
+
+OneShot prepare_one_shot(World& world, const RunConfig& cfg, const std::vector<std::string>& sets) {
+  OneShot o;
+  o.paths = discover_paths(std::filesystem::current_path());
+  o.manifest = load_manifest(resolve_manifest(o.paths, cfg.kernel));
+  o.tunables = apply_sets(o.manifest, read_tunables_file(o.manifest, o.manifest.dir / o.manifest.tunables_file), sets);
+  std::string why;
+  auto tc = world.find_toolchain(o.manifest.backend, &why);
+  if (!tc) throw Fatal(kExitInfrastructure, why);
+  o.builder = std::make_unique<Builder>(o.manifest, o.paths, *tc, *world.runner);
+  std::string holder;
+  std::string device = o.manifest.backend == Backend::Cuda ? fmt::format("gpu{}", cfg.gpu) : "cpu";
+  o.device_lock = FileLock::try_acquire(std::filesystem::temp_directory_path() / "autoresearch-locks" / (device + ".lock"),
+                                        "autoresearch bench/verify", &holder);
+  if (!o.device_lock)
+    throw usage_error(fmt::format("{} is being measured by another autoresearch process ({})", device, holder));
+  world.printer->status("building the harness for " + o.manifest.name);
+  auto exe = world.build_harness(o.manifest, o.paths, *tc);
+  world.printer->status("building " + o.manifest.name);
+  o.build = o.builder->build(o.manifest.dir, o.tunables, o.paths.state() / "scratch" / o.manifest.name, world.stop);
+  if (o.build.cancelled) throw Fatal(kExitInterrupted, "interrupted");
+  if (!o.build.ok) throw usage_error(o.manifest.name + " does not build:\n" + o.build.errors);
+  o.harness = world.open_harness(exe, cfg.gpu);
+  o.session = std::make_unique<HarnessSession>(*o.harness);
+  o.session->start();
+  o.roofline = roofline_for(o.paths.home, o.session->device());
+  for (const char* slot : {"a", "b"}) {
+    auto r = o.session->load(slot, o.build.artifact);
+    if (!r.ok()) throw usage_error("the harness cannot load the kernel: " + r.message);
+  }
+  return o;
+}
+
+std::vector<Workload> select_workloads(const Manifest& m, const std::string& which) {
+  if (which == "all" || which.empty()) return m.workloads;
+  std::vector<Workload> out;
+  if (which == "quick" || which == "timed") {
+    for (const auto& w : m.workloads)
+      if (which == "quick" ? w.quick : w.timed) out.push_back(w);
+    return out;
+  }
+  size_t start = 0;
+  while (start <= which.size()) {
+    size_t end = which.find(',', start);
+    std::string name = which.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    auto it = std::find_if(m.workloads.begin(), m.workloads.end(), [&](const Workload& w) { return w.name == name; });
+    if (it == m.workloads.end()) throw usage_error(fmt::format("--workloads: {} has no workload '{}'", m.name, name));
+    out.push_back(*it);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace ar

@@ -1,0 +1,39 @@
+#pragma once
+// What `bench` and `verify` share: the package, its harness, and the current
+// source (the checkout as it is, edits included) built once.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "autoresearch/build/builder.h"
+#include "autoresearch/core/config.h"
+#include "autoresearch/core/manifest.h"
+#include "autoresearch/core/paths.h"
+#include "autoresearch/log/bench_table.h"
+#include "autoresearch/loop/world.h"
+#include "autoresearch/measure/harness.h"
+#include "autoresearch/util/file_lock.h"
+
+namespace ar {
+
+struct OneShot {
+  Paths paths;
+  Manifest manifest;
+  Tunables tunables;
+  std::unique_ptr<Builder> builder;
+  std::unique_ptr<Harness> harness;
+  std::unique_ptr<HarnessSession> session;
+  std::unique_ptr<FileLock> device_lock;
+  BuildResult build;
+  Roofline roofline;
+};
+
+// Loads the package, applies --set NAME=VALUE overrides, builds the harness and
+// the kernel, starts the harness and loads the kernel into slot "a" (and "b").
+// A kernel that does not build is a usage error (exit 2) with the compiler's message.
+OneShot prepare_one_shot(World& world, const RunConfig& cfg, const std::vector<std::string>& sets);
+
+// "quick", "timed", "all" or a comma-separated list of workload names.
+std::vector<Workload> select_workloads(const Manifest& m, const std::string& which);
+
+}  // namespace ar

@@ -1,0 +1,51 @@
+#include "options.h"
+
+#include <algorithm>
+
+#include "autoresearch/util/errors.h"
+#include "autoresearch/util/fs.h"
+
+namespace ar {
+
+static std::string flag_name(const std::string& field) {
+  std::string s = field;
+  std::replace(s.begin(), s.end(), '_', '-');
+  return "--" + s;
+}
+
+void add_config_flags(CLI::App& sub, ConfigFlags& f, const std::vector<std::string>& only) {
+  f.flags.visit([&](const char* name, auto& field, const char* help) {
+    if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()) return;
+    f.options[name] = sub.add_option(flag_name(name), field, help);
+  });
+  sub.add_option("--config", f.config_file, "options file (JSON object of the options below)")
+      ->check(CLI::ExistingFile);
+}
+
+RunConfig layered_config(const ConfigFlags& f, const Paths& paths, nlohmann::json* given) {
+  RunConfig c;
+  std::filesystem::path file = f.config_file;
+  if (file.empty() && std::filesystem::exists(paths.repo / "configs" / "autoresearch.json"))
+    file = paths.repo / "configs" / "autoresearch.json";
+  if (!file.empty()) {
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(read_file(file));
+    } catch (const nlohmann::json::parse_error& e) {
+      throw usage_error(file.string() + ": not valid JSON: " + e.what());
+    }
+    apply_json(c, j, file.string());
+  }
+  apply_environment(c);
+  nlohmann::json g = nlohmann::json::object();
+  RunConfig flags = f.flags;
+  flags.visit([&](const char* name, auto& field, const char*) {
+    auto it = f.options.find(name);
+    if (it != f.options.end() && it->second->count() > 0) g[name] = field;
+  });
+  apply_json(c, g, "the command line");
+  if (given) *given = g;
+  return c;
+}
+
+}  // namespace ar

@@ -1,0 +1,61 @@
+#pragma once
+// The harness's view of where kernels run. The CPU device dlopen()s a shared
+// object; the CUDA device loads a cubin and replays CUDA graphs. The protocol
+// loop and the verify/bench procedures (harness_core) only talk to this.
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "autoresearch/harness/problem.h"
+
+namespace ar::harness {
+
+// kind: "bad_request", "load_error", "launch_error", "capture_error", "fault",
+// "problem_error". A fault is sticky (a CUDA context error): the harness replies,
+// then exits so the driver restarts it.
+struct HarnessError : std::runtime_error {
+  HarnessError(std::string kind, const std::string& message, std::string slot = "")
+      : std::runtime_error(message), kind(std::move(kind)), slot(std::move(slot)) {}
+  std::string kind;
+  std::string slot;
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+
+  // For "hello": name, kind ("cpu"/"cuda"), cache_bytes, and where known
+  // sm_count, driver, default_sm_mhz, max_sm_mhz, memory_bytes, peak_bytes_per_s
+  // (measured), peak_flops (measured, CPU only), cc ("9.0").
+  virtual nlohmann::json info() = 0;
+  virtual size_t cache_bytes() = 0;
+
+  // Loads an artifact (.so / .cubin) into a named slot, replacing what was there.
+  virtual void load(const std::string& slot, const std::string& artifact) = 0;
+  virtual bool loaded(const std::string& slot) const = 0;
+
+  // Binds the slot to the problem's current workload: CUDA runs ar_plan, sizes
+  // and allocates the workspace, and captures one graph per rotation (a failed
+  // capture throws HarnessError("capture_error")). Called after prepare().
+  virtual void bind(const std::string& slot, Problem& problem, int rotations) = 0;
+  // Drops what bind() made (before the problem's buffers are released).
+  virtual void unbind_all() = 0;
+
+  // Runs the slot's kernel once on a rotation, eagerly, and waits for it.
+  virtual void run(const std::string& slot, int rotation) = 0;
+  // One timed sample of the bound slot on a rotation (graph replay on CUDA);
+  // flushes the caches first when `cold`. Returns microseconds.
+  virtual double time_once(const std::string& slot, int rotation, bool cold) = 0;
+
+  // SM clock now and its default (application/base) clock; < 0 when unknown.
+  virtual double sm_clock_mhz() = 0;
+  virtual double default_sm_clock_mhz() = 0;
+  virtual double temperature_c() = 0;
+  virtual void synchronize() = 0;
+};
+
+// Defined by the backend (cpu/cpu_device.cpp or cuda/cuda_device.cu).
+std::unique_ptr<Device> make_device(int gpu_index);
+
+}  // namespace ar::harness

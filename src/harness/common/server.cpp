@@ -1,0 +1,113 @@
+#include "common/server.h"
+
+#include "common/bench.h"
+#include "common/request.h"
+#include "common/verify.h"
+
+namespace ar::harness {
+
+struct Commands {
+  using Handler = json (*)(Server&, const json&);
+  struct Entry {
+    const char* name;
+    Handler handler;
+  };
+
+  static json hello(Server& s, const json&) {
+    return json{{"ok", true}, {"protocol", kProtocolVersion}, {"device", s.device_.info()}};
+  }
+
+  static json load(Server& s, const json& rq) {
+    const std::string slot = string_field(rq, "slot");
+    if (slot.empty()) throw HarnessError("bad_request", "field 'slot': must not be empty");
+    s.device_.load(slot, string_field(rq, "artifact"));
+    return json{{"ok", true}, {"slot", slot}};
+  }
+
+  static json verify(Server& s, const json& rq) {
+    return run_verify(s.device_, s.problem_, parse_verify_request(rq));
+  }
+
+  static json bench(Server& s, const json& rq) {
+    return run_bench(s.device_, s.problem_, parse_bench_request(rq));
+  }
+
+  static json quit(Server& s, const json&) {
+    s.quit_ = true;
+    return json{{"ok", true}};
+  }
+};
+
+namespace {
+
+// One row per command; the protocol's whole surface at a glance.
+const Commands::Entry kCommands[] = {{"hello", Commands::hello},   {"load", Commands::load},
+                                     {"verify", Commands::verify}, {"bench", Commands::bench},
+                                     {"quit", Commands::quit}};
+
+}  // namespace
+
+json error_reply(const std::string& kind, const std::string& message, const std::string& slot) {
+  return json{{"ok", false}, {"kind", kind}, {"error", message}, {"slot", slot}};
+}
+
+namespace {
+
+// The slot an error is about when the error itself does not say.
+std::string request_slot(const json& rq) {
+  auto it = rq.find("slot");
+  if (it != rq.end() && it->is_string()) return it->get<std::string>();
+  return "";
+}
+
+}  // namespace
+
+json Server::handle_line(const std::string& line) {
+  json request;
+  try {
+    request = json::parse(line);
+  } catch (const json::parse_error& e) {
+    return error_reply("bad_request", std::string("malformed JSON: ") + e.what());
+  }
+  return handle(request);
+}
+
+json Server::handle(const json& request) {
+  if (!request.is_object()) return error_reply("bad_request", "a request is a JSON object with a \"cmd\"");
+  auto cmd = request.find("cmd");
+  if (cmd == request.end() || !cmd->is_string())
+    return error_reply("bad_request", "missing field 'cmd' (a string)");
+  const std::string name = cmd->get<std::string>();
+
+  json reply;
+  const Commands::Entry* entry = nullptr;
+  for (const auto& e : kCommands)
+    if (name == e.name) entry = &e;
+  if (!entry) {
+    reply = error_reply("bad_request",
+                        "unknown command '" + name + "' (expected hello, load, verify, bench or quit)");
+  } else {
+    try {
+      reply = entry->handler(*this, request);
+    } catch (const HarnessError& e) {
+      reply = error_reply(e.kind, e.what(), e.slot.empty() ? request_slot(request) : e.slot);
+      if (e.kind == "fault") fault_ = true;
+    } catch (const ProblemError& e) {
+      reply = error_reply("problem_error", e.what(), request_slot(request));
+    } catch (const json::exception& e) {
+      // A field of the right JSON type but unusable (a reply could not be built,
+      // or the problem read params of the wrong type).
+      reply = error_reply("bad_request", e.what(), request_slot(request));
+    } catch (const std::bad_alloc&) {
+      reply = error_reply("problem_error", "out of memory", request_slot(request));
+    } catch (const std::exception& e) {
+      reply = error_reply("problem_error", e.what(), request_slot(request));
+    }
+  }
+  // Echoed so a driver can pair replies with requests.
+  auto id = request.find("id");
+  if (id != request.end()) reply["id"] = *id;
+  return reply;
+}
+
+}  // namespace ar::harness

@@ -1,0 +1,122 @@
+#include "common/verify.h"
+
+#include <chrono>
+
+#include "common/session.h"
+
+namespace ar::harness {
+
+namespace {
+
+struct DistributionResult {
+  bool pass = true;
+  std::string reason;
+  std::vector<OutputCheck> outputs;
+};
+
+// One distribution on rotation 0. The candidate runs twice around the
+// reference: the first run shows a kernel that writes its inputs, the second
+// (after a fresh poison) one that relies on stale output memory or caches its
+// results across calls.
+DistributionResult verify_distribution(Device& device, Problem& problem, const VerifyRequest& rq,
+                                       int d) {
+  DistributionResult r;
+  const uint64_t seed = derive_seed(rq.seed, static_cast<uint64_t>(d));
+  problem.randomize(0, seed, d);
+  const std::string inputs = problem.input_fingerprint(0);
+
+  problem.poison_outputs(0);
+  device.run(rq.slot, 0);
+  if (problem.input_fingerprint(0) != inputs) {
+    r.pass = false;
+    r.reason = "the kernel modified its inputs";
+    return r;
+  }
+  const std::string first = problem.output_fingerprint(0);
+  problem.run_reference(0);
+
+  // When runs may differ, the first run must be within tolerance on its own.
+  if (!rq.deterministic) {
+    auto checks = problem.check(0, rq.tolerances, derive_seed(seed, 1));
+    if (!checks_pass(checks, &r.reason)) {
+      r.pass = false;
+      r.reason += " (first run)";
+      r.outputs = std::move(checks);
+      return r;
+    }
+  }
+
+  problem.poison_outputs(0);
+  device.run(rq.slot, 0);
+  if (problem.input_fingerprint(0) != inputs) {
+    r.pass = false;
+    r.reason = "the kernel modified its inputs (second run)";
+    return r;
+  }
+  const std::string second = problem.output_fingerprint(0);
+  r.outputs = problem.check(0, rq.tolerances, derive_seed(seed, 2));
+  std::string check_reason;
+  const bool checks_ok = checks_pass(r.outputs, &check_reason);
+  if (rq.deterministic && first != second) {
+    r.pass = false;
+    r.reason = "two runs on the same inputs differ bitwise (the kernel is declared deterministic)";
+    if (!checks_ok) r.reason += "; " + check_reason;
+    return r;
+  }
+  r.pass = checks_ok;
+  r.reason = check_reason;
+  return r;
+}
+
+}  // namespace
+
+VerifyRequest parse_verify_request(const json& request) {
+  VerifyRequest rq;
+  rq.slot = string_field(request, "slot");
+  rq.workload = workload_field(request);
+  rq.seed = seed_field(request, "seed", 0);
+  rq.tolerances = tolerances_field(request, "tolerances");
+  rq.deterministic = bool_field(request, "deterministic", true);
+  return rq;
+}
+
+json run_verify(Device& device, Problem& problem, const VerifyRequest& rq) {
+  const auto start = std::chrono::steady_clock::now();
+  if (!device.loaded(rq.slot)) throw HarnessError("bad_request", "slot '" + rq.slot + "' is not loaded", rq.slot);
+
+  if (problem.distributions() < 1)
+    throw HarnessError("problem_error", "the problem declares no input distributions");
+
+  ProblemSession session(device, problem);
+  problem.rotation_bytes(rq.workload.params);  // validates the workload before allocating
+  session.prepare(rq.workload.params, 1);
+  device.bind(rq.slot, problem, 1);
+
+  json distributions = json::array();
+  bool pass = true;
+  std::string reason;
+  // Stops at the first failing distribution: the rest cannot make it pass, and
+  // most candidates fail, so their time is better spent on the next one.
+  for (int d = 0; d < problem.distributions() && pass; ++d) {
+    DistributionResult r = verify_distribution(device, problem, rq, d);
+    const std::string name = problem.distribution_name(d);
+    json entry{{"name", name}, {"pass", r.pass}, {"outputs", to_json(r.outputs)}};
+    if (!r.pass) {
+      entry["reason"] = r.reason;
+      pass = false;
+      reason = r.reason + " (distribution " + name + ")";
+    }
+    distributions.push_back(std::move(entry));
+  }
+
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return json{{"ok", true},
+              {"pass", pass},
+              {"reason", reason},
+              {"workload", rq.workload.name},
+              {"seconds", seconds},
+              {"distributions", std::move(distributions)}};
+}
+
+}  // namespace ar::harness

@@ -1,0 +1,133 @@
+#include "cuda/cubin_module.h"
+
+#include <sys/stat.h>
+
+#include "common/device.h"
+#include "cuda/cuda_check.h"
+
+namespace ar::harness {
+
+namespace {
+
+constexpr int kMaxParams = 16;
+
+using ParamInfoFn = CUresult (*)(CUfunction, size_t, size_t*, size_t*);
+
+// cuFuncGetParamInfo appeared in CUDA 12.4; looked up at run time so the
+// harness still starts (without the check) on an older driver.
+ParamInfoFn param_info_fn() {
+  static const ParamInfoFn fn = [] {
+    void* p = nullptr;
+    CUdriverProcAddressQueryResult status{};
+    if (cuGetProcAddress("cuFuncGetParamInfo", &p, 12040, CU_GET_PROC_ADDRESS_DEFAULT, &status) !=
+            CUDA_SUCCESS ||
+        status != CU_GET_PROC_ADDRESS_SUCCESS)
+      return static_cast<ParamInfoFn>(nullptr);
+    return reinterpret_cast<ParamInfoFn>(p);
+  }();
+  return fn;
+}
+
+// Parameter sizes of f, in order; false when the driver cannot say.
+bool param_sizes(CUfunction f, std::vector<size_t>* sizes) {
+  ParamInfoFn fn = param_info_fn();
+  if (!fn) return false;
+  sizes->clear();
+  for (int i = 0; i < kMaxParams; ++i) {
+    size_t offset = 0, size = 0;
+    const CUresult r = fn(f, static_cast<size_t>(i), &offset, &size);
+    if (r == CUDA_ERROR_INVALID_VALUE) break;   // past the last parameter
+    if (r != CUDA_SUCCESS) return false;
+    sizes->push_back(size);
+  }
+  return true;
+}
+
+std::string list(const std::vector<size_t>& v) {
+  std::string s = "(";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]) + " B";
+  return s + ")";
+}
+
+}  // namespace
+
+CubinModule::CubinModule(const std::string& path, const std::string& slot) : path_(path), slot_(slot) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0)
+    throw HarnessError("load_error", "cannot load '" + path + "': no such file", slot);
+  const CUresult r = cuModuleLoad(&module_, path.c_str());
+  if (r != CUDA_SUCCESS) {
+    module_ = nullptr;
+    if (is_sticky(r)) throw_cuda_error(r, "fault", "cuModuleLoad", __FILE__, __LINE__);
+    throw HarnessError("load_error",
+                       "cannot load '" + path + "' as a cubin for this GPU: " +
+                           describe(r, "cuModuleLoad", __FILE__, __LINE__),
+                       slot);
+  }
+  try {
+    auto find = [&](const char* name, bool required) -> CUfunction {
+      CUfunction f = nullptr;
+      const CUresult fr = cuModuleGetFunction(&f, module_, name);
+      if (fr == CUDA_ERROR_NOT_FOUND) {
+        if (required)
+          throw HarnessError("load_error",
+                             "'" + path + "' has no kernel " + name +
+                                 " (a CUDA package's cubin exports extern \"C\" ar_plan and ar_stage0..3)",
+                             slot);
+        return nullptr;
+      }
+      AR_CU("load_error", fr);
+      return f;
+    };
+    plan_ = find("ar_plan", true);
+    for (int i = 0; i < kMaxLaunchStages; ++i) {
+      const std::string name = "ar_stage" + std::to_string(i);
+      stages_[i] = find(name.c_str(), i == 0);
+    }
+    params_known_ = param_sizes(plan_, &plan_params_);
+    for (int i = 0; i < kMaxLaunchStages && params_known_; ++i)
+      if (stages_[i]) params_known_ = param_sizes(stages_[i], &stage_params_[i]);
+  } catch (...) {
+    AR_CU_WARN(cuModuleUnload(module_));   // the error being thrown is the one to report
+    module_ = nullptr;
+    throw;
+  }
+}
+
+CubinModule::~CubinModule() {
+  if (!module_) return;
+  AR_CU_WARN(cuModuleUnload(module_));
+}
+
+CUfunction CubinModule::stage(int i) const {
+  if (i < 0 || i >= kMaxLaunchStages || !stages_[i])
+    throw HarnessError("load_error",
+                       "the plan launches stage " + std::to_string(i) + " but '" + path_ +
+                           "' has no kernel ar_stage" + std::to_string(i),
+                       slot_);
+  return stages_[i];
+}
+
+void CubinModule::check_params(size_t blob_bytes) const {
+  if (!params_known_) return;
+  const std::vector<size_t> want_plan = {blob_bytes, sizeof(int), sizeof(void*)};
+  if (plan_params_ != want_plan)
+    throw HarnessError("load_error",
+                       "ar_plan's parameters are " + list(plan_params_) + ", expected " + list(want_plan) +
+                           ": (Params p, int num_sms, ar::LaunchPlan* plan) with the package's " +
+                           std::to_string(blob_bytes) + "-byte params struct (is the kernel built "
+                           "against this package's params header?)",
+                       slot_);
+  for (int i = 0; i < kMaxLaunchStages; ++i) {
+    if (!stages_[i]) continue;
+    const std::vector<size_t> want = {blob_bytes};
+    if (stage_params_[i] != want)
+      throw HarnessError("load_error",
+                         "ar_stage" + std::to_string(i) + "'s parameters are " + list(stage_params_[i]) +
+                             ", expected one " + std::to_string(blob_bytes) +
+                             "-byte params struct passed by value",
+                         slot_);
+  }
+}
+
+}  // namespace ar::harness

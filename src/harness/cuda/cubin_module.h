@@ -1,0 +1,46 @@
+#pragma once
+// One candidate cubin loaded into the harness's context (driver API), with the
+// entry points of the ABI in include/autoresearch/harness/launch_plan.h:
+// ar_plan and ar_stage0 are required, ar_stage1..3 optional until a plan asks
+// for them. Device code only: the cubin cannot bring host code into the harness.
+#include <cuda.h>
+
+#include <string>
+#include <vector>
+
+#include "autoresearch/harness/launch_plan.h"
+
+namespace ar::harness {
+
+class CubinModule {
+ public:
+  // Throws HarnessError("load_error") naming the file or the missing symbol.
+  CubinModule(const std::string& path, const std::string& slot);
+  ~CubinModule();
+  CubinModule(const CubinModule&) = delete;
+  CubinModule& operator=(const CubinModule&) = delete;
+
+  CUfunction plan() const { return plan_; }
+  // Stage i of a plan with `num_stages` stages; throws load_error when the cubin lacks it.
+  CUfunction stage(int i) const;
+
+  // The kernels' parameter sizes must match the params blob (ar_plan: blob,
+  // int, pointer; stages: blob only). Throws load_error saying which differs.
+  // Skipped where the driver cannot report parameters (cuFuncGetParamInfo, CUDA 12.4+).
+  void check_params(size_t blob_bytes) const;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::string slot_;
+  CUmodule module_ = nullptr;
+  CUfunction plan_ = nullptr;
+  CUfunction stages_[kMaxLaunchStages] = {};
+  // Per function (plan, stage0..3): parameter sizes in order; empty when unknown.
+  std::vector<size_t> plan_params_;
+  std::vector<size_t> stage_params_[kMaxLaunchStages];
+  bool params_known_ = false;
+};
+
+}  // namespace ar::harness

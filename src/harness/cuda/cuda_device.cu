@@ -1,0 +1,347 @@
+// The CUDA backend of the harness (device.h): candidates are cubins loaded
+// with the driver API into named slots; bind() runs the candidate's ar_plan,
+// allocates its workspace and captures one CUDA graph per rotation; time_once()
+// replays a graph between two events, after an L2 flush when cold.
+//
+// One stream, created blocking, so the problem's own kernels (legacy default
+// stream) are ordered with the candidate's without extra synchronisation.
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "common/device.h"
+#include "cuda/cubin_module.h"
+#include "cuda/cuda_check.h"
+#include "cuda/device_info.h"
+#include "cuda/nvml.h"
+
+namespace ar::harness {
+
+namespace {
+
+constexpr size_t kMinFlushBytes = size_t{256} << 20;   // >= 2x the H200's 60 MB L2
+constexpr unsigned long long kMaxWorkspaceBytes = 64ull << 30;
+
+std::string dims(const unsigned d[3]) {
+  return "(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) + ")";
+}
+
+// What bind() made for one slot. Destroyed before the problem's buffers go.
+struct Binding {
+  LaunchPlan plan{};
+  std::vector<CUfunction> stages;
+  void* workspace = nullptr;
+  std::vector<std::vector<unsigned char>> params;   // per rotation, workspace pointer patched in
+  std::vector<cudaGraphExec_t> graphs;              // per rotation
+
+  Binding() = default;
+  Binding(const Binding&) = delete;
+  Binding& operator=(const Binding&) = delete;
+  ~Binding() {
+    for (cudaGraphExec_t g : graphs) AR_CUDA_WARN(cudaGraphExecDestroy(g));
+    if (workspace) AR_CUDA_WARN(cudaFree(workspace));
+  }
+};
+
+struct Slot {
+  std::unique_ptr<CubinModule> module;
+  std::unique_ptr<Binding> binding;   // reset before module (its graphs use the module's kernels)
+};
+
+class CudaDevice final : public Device {
+ public:
+  explicit CudaDevice(int gpu)
+      : gpu_(gpu), facts_(read_device_facts(gpu)), nvml_(facts_.pci_bus_id, gpu) {
+    AR_CUDA_CHECK(cudaStreamCreate(&stream_));
+    AR_CUDA_CHECK(cudaEventCreate(&start_));
+    AR_CUDA_CHECK(cudaEventCreate(&stop_));
+    AR_CUDA_CHECK(cudaMalloc(&plan_buffer_, sizeof(LaunchPlan)));
+  }
+
+  ~CudaDevice() override {
+    slots_.clear();
+    if (flush_) AR_CUDA_WARN(cudaFree(flush_));
+    AR_CUDA_WARN(cudaFree(plan_buffer_));
+    AR_CUDA_WARN(cudaEventDestroy(start_));
+    AR_CUDA_WARN(cudaEventDestroy(stop_));
+    AR_CUDA_WARN(cudaStreamDestroy(stream_));
+  }
+
+  nlohmann::json info() override {
+    if (!info_.is_null()) return info_;
+    const std::string nvml_driver = nvml_.driver_version();
+    info_ = {{"name", facts_.name},
+             {"kind", "cuda"},
+             {"cc", std::to_string(facts_.cc_major) + "." + std::to_string(facts_.cc_minor)},
+             {"sm_count", facts_.sm_count},
+             {"cache_bytes", facts_.l2_bytes},
+             {"flush_bytes", flush_bytes()},
+             {"memory_bytes", facts_.memory_bytes},
+             {"smem_per_block_optin", facts_.smem_per_block_optin},
+             {"pci_bus_id", facts_.pci_bus_id},
+             {"driver", nvml_driver.empty() ? "cuda " + std::to_string(facts_.driver_version) : nvml_driver},
+             {"cuda_driver_version", facts_.driver_version},
+             {"cuda_runtime_version", facts_.runtime_version},
+             {"nvml", nvml_.available()},
+             {"default_sm_mhz", nvml_.default_sm_clock_mhz()},
+             {"max_sm_mhz", nvml_.max_sm_clock_mhz()},
+             {"temperature_c", nvml_.temperature_c()},
+             {"peak_bytes_per_s", measure_copy_bytes_per_s(stream_)},
+             {"peak_bytes_note", "device-to-device copy, bytes read + written"}};
+    return info_;
+  }
+
+  size_t cache_bytes() override { return facts_.l2_bytes; }
+
+  void load(const std::string& slot, const std::string& artifact) override {
+    // A failed load leaves the slot empty, never holding the previous kernel.
+    slots_.erase(slot);
+    Slot s;
+    s.module = std::make_unique<CubinModule>(artifact, slot);
+    slots_[slot] = std::move(s);
+  }
+
+  bool loaded(const std::string& slot) const override { return slots_.count(slot) != 0; }
+
+  void bind(const std::string& slot, Problem& problem, int rotations) override {
+    Slot& s = slot_ref(slot);
+    s.binding.reset();
+    if (rotations < 1) throw HarnessError("bad_request", "bind: rotations must be >= 1", slot);
+
+    size_t blob_bytes = 0;
+    const void* blob0 = problem.params(0, &blob_bytes);
+    const long ws_offset = problem.workspace_offset();
+    if (ws_offset >= 0 && static_cast<size_t>(ws_offset) + sizeof(void*) > blob_bytes)
+      throw HarnessError("problem_error", "the problem's workspace_offset lies outside its params", slot);
+    s.module->check_params(blob_bytes);
+
+    auto b = std::make_unique<Binding>();
+    b->plan = run_plan(*s.module, blob0, blob_bytes, ws_offset, slot);
+    b->stages = validate_plan(*s.module, b->plan, slot);
+
+    if (b->plan.workspace_bytes > 0) {
+      const cudaError_t e = cudaMalloc(&b->workspace, b->plan.workspace_bytes);
+      if (e != cudaSuccess) {
+        b->workspace = nullptr;
+        throw_cuda_error(e, "launch_error",
+                         ("cudaMalloc of the plan's " + std::to_string(b->plan.workspace_bytes) +
+                          "-byte workspace")
+                             .c_str(),
+                         __FILE__, __LINE__);
+      }
+      // Never zeros: a kernel that needs zeros writes them itself.
+      AR_CUDA_CHECK(cudaMemsetAsync(b->workspace, 0xFF, b->plan.workspace_bytes, stream_));
+    }
+    for (int i = 0; i < b->plan.num_stages; ++i)
+      AR_CU("launch_error",
+            cuFuncSetAttribute(b->stages[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                               static_cast<int>(b->plan.stage[i].shared_bytes)));
+
+    b->params.resize(rotations);
+    for (int r = 0; r < rotations; ++r) {
+      size_t size = 0;
+      const auto* p = static_cast<const unsigned char*>(problem.params(r, &size));
+      if (size != blob_bytes) throw HarnessError("problem_error", "params size differs between rotations", slot);
+      b->params[r].assign(p, p + size);
+      if (ws_offset >= 0) std::memcpy(b->params[r].data() + ws_offset, &b->workspace, sizeof(void*));
+    }
+    for (int r = 0; r < rotations; ++r) b->graphs.push_back(capture(*b, r, slot));
+    AR_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    s.binding = std::move(b);
+  }
+
+  void unbind_all() override {
+    for (auto& [name, s] : slots_) s.binding.reset();
+  }
+
+  void run(const std::string& slot, int rotation) override {
+    Binding& b = binding_ref(slot, rotation);
+    for (int i = 0; i < b.plan.num_stages; ++i) launch(b, i, rotation);
+    AR_CUDA("launch_error", cudaStreamSynchronize(stream_));
+  }
+
+  double time_once(const std::string& slot, int rotation, bool cold) override {
+    Binding& b = binding_ref(slot, rotation);
+    if (cold) flush_l2();
+    AR_CUDA_CHECK(cudaEventRecord(start_, stream_));
+    AR_CU("launch_error", cuGraphLaunch(b.graphs[rotation], stream_));
+    AR_CUDA_CHECK(cudaEventRecord(stop_, stream_));
+    AR_CUDA("launch_error", cudaEventSynchronize(stop_));
+    float ms = 0;
+    AR_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+    return static_cast<double>(ms) * 1000.0;
+  }
+
+  double sm_clock_mhz() override { return nvml_.sm_clock_mhz(); }
+  double default_sm_clock_mhz() override { return nvml_.default_sm_clock_mhz(); }
+  double temperature_c() override { return nvml_.temperature_c(); }
+  void synchronize() override { AR_CUDA("launch_error", cudaDeviceSynchronize()); }
+
+ private:
+  Slot& slot_ref(const std::string& slot) {
+    auto it = slots_.find(slot);
+    if (it == slots_.end()) throw HarnessError("bad_request", "slot '" + slot + "' is not loaded", slot);
+    return it->second;
+  }
+
+  Binding& binding_ref(const std::string& slot, int rotation) {
+    Slot& s = slot_ref(slot);
+    if (!s.binding) throw HarnessError("bad_request", "slot '" + slot + "' is not bound to a workload", slot);
+    if (rotation < 0 || rotation >= static_cast<int>(s.binding->graphs.size()))
+      throw HarnessError("bad_request", "rotation " + std::to_string(rotation) + " out of range", slot);
+    return *s.binding;
+  }
+
+  // ar_plan<<<1, 1>>>(params with a null workspace, num_sms, plan) on a buffer
+  // poisoned with 0xFF, so a plan that leaves fields unwritten is caught.
+  LaunchPlan run_plan(const CubinModule& m, const void* blob0, size_t blob_bytes, long ws_offset,
+                      const std::string& slot) {
+    std::vector<unsigned char> blob(static_cast<const unsigned char*>(blob0),
+                                    static_cast<const unsigned char*>(blob0) + blob_bytes);
+    if (ws_offset >= 0) std::memset(blob.data() + ws_offset, 0, sizeof(void*));
+    int num_sms = facts_.sm_count;
+    void* plan_ptr = plan_buffer_;
+    void* args[] = {blob.data(), &num_sms, &plan_ptr};
+    AR_CUDA_CHECK(cudaMemsetAsync(plan_buffer_, 0xFF, sizeof(LaunchPlan), stream_));
+    AR_CU("launch_error", cuLaunchKernel(m.plan(), 1, 1, 1, 1, 1, 1, 0, stream_, args, nullptr));
+    AR_CUDA("launch_error", cudaStreamSynchronize(stream_));
+    LaunchPlan plan{};
+    AR_CUDA_CHECK(cudaMemcpy(&plan, plan_buffer_, sizeof plan, cudaMemcpyDeviceToHost));
+    return plan;
+  }
+
+  std::vector<CUfunction> validate_plan(const CubinModule& m, const LaunchPlan& plan, const std::string& slot) {
+    if (plan.status != 0)
+      throw HarnessError("launch_error",
+                         "the kernel declines this workload (plan status " + std::to_string(plan.status) + ")",
+                         slot);
+    if (plan.num_stages < 1 || plan.num_stages > kMaxLaunchStages)
+      throw HarnessError("launch_error",
+                         "ar_plan returned num_stages = " + std::to_string(plan.num_stages) + " (expected 1.." +
+                             std::to_string(kMaxLaunchStages) + ")",
+                         slot);
+    if (plan.workspace_bytes > kMaxWorkspaceBytes)
+      throw HarnessError("launch_error",
+                         "ar_plan asks for a " + std::to_string(plan.workspace_bytes) +
+                             "-byte workspace (more than " + std::to_string(kMaxWorkspaceBytes) + ")",
+                         slot);
+    std::vector<CUfunction> stages;
+    for (int i = 0; i < plan.num_stages; ++i) {
+      const LaunchStage& st = plan.stage[i];
+      const std::string name = "stage " + std::to_string(i);
+      CUfunction f = m.stage(i);
+      const unsigned long long threads =
+          static_cast<unsigned long long>(st.block[0]) * st.block[1] * st.block[2];
+      int max_threads = 0, static_smem = 0;
+      AR_CU_CHECK(cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f));
+      AR_CU_CHECK(cuFuncGetAttribute(&static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f));
+      const bool grid_ok = st.grid[0] >= 1 && st.grid[0] <= 0x7fffffffu && st.grid[1] >= 1 &&
+                           st.grid[1] <= static_cast<unsigned>(facts_.max_grid_y) && st.grid[2] >= 1 &&
+                           st.grid[2] <= static_cast<unsigned>(facts_.max_grid_z);
+      if (!grid_ok)
+        throw HarnessError("launch_error", "ar_plan: " + name + " grid " + dims(st.grid) + " is out of range", slot);
+      const bool block_ok = st.block[0] >= 1 && st.block[1] >= 1 && st.block[2] >= 1 && st.block[2] <= 64 &&
+                            threads <= static_cast<unsigned long long>(max_threads);
+      if (!block_ok)
+        throw HarnessError("launch_error",
+                           "ar_plan: " + name + " block " + dims(st.block) + " is out of range (this kernel allows " +
+                               std::to_string(max_threads) + " threads per block)",
+                           slot);
+      if (static_cast<size_t>(st.shared_bytes) + static_cast<size_t>(static_smem) > facts_.smem_per_block_optin)
+        throw HarnessError("launch_error",
+                           "ar_plan: " + name + " asks for " + std::to_string(st.shared_bytes) +
+                               " B of dynamic shared memory (+" + std::to_string(static_smem) +
+                               " static); the device allows " + std::to_string(facts_.smem_per_block_optin),
+                           slot);
+      stages.push_back(f);
+    }
+    return stages;
+  }
+
+  CUresult launch_stage(Binding& b, int stage, int rotation) {
+    const LaunchStage& st = b.plan.stage[stage];
+    void* args[] = {b.params[rotation].data()};
+    return cuLaunchKernel(b.stages[stage], st.grid[0], st.grid[1], st.grid[2], st.block[0], st.block[1],
+                          st.block[2], st.shared_bytes, stream_, args, nullptr);
+  }
+
+  void launch(Binding& b, int stage, int rotation) { AR_CU("launch_error", launch_stage(b, stage, rotation)); }
+
+  // Stream capture of the plan's launches; any failure rejects the candidate
+  // (it is never timed eagerly instead).
+  cudaGraphExec_t capture(Binding& b, int rotation, const std::string& slot) {
+    AR_CUDA("capture_error", cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+    CUresult launched = CUDA_SUCCESS;
+    int failed_stage = -1;
+    for (int i = 0; i < b.plan.num_stages && launched == CUDA_SUCCESS; ++i) {
+      launched = launch_stage(b, i, rotation);
+      if (launched != CUDA_SUCCESS) failed_stage = i;
+    }
+    cudaGraph_t graph = nullptr;
+    const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);   // always: restores the stream
+    auto refuse = [&](const std::string& why) {
+      if (graph) AR_CUDA_WARN(cudaGraphDestroy(graph));
+      throw HarnessError("capture_error", "the kernel cannot be captured in a CUDA graph: " + why, slot);
+    };
+    if (launched != CUDA_SUCCESS) {
+      if (is_sticky(launched)) throw_cuda_error(launched, "fault", "cuLaunchKernel", __FILE__, __LINE__);
+      refuse("stage " + std::to_string(failed_stage) + ": " +
+             describe(launched, "cuLaunchKernel", __FILE__, __LINE__));
+    }
+    if (ended != cudaSuccess) {
+      if (is_sticky(ended)) throw_cuda_error(ended, "fault", "cudaStreamEndCapture", __FILE__, __LINE__);
+      (void)cudaGetLastError();
+      refuse(describe(ended, "cudaStreamEndCapture", __FILE__, __LINE__));
+    }
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t inst = cudaGraphInstantiate(&exec, graph, 0);
+    if (inst != cudaSuccess) {
+      (void)cudaGetLastError();
+      refuse(describe(inst, "cudaGraphInstantiate", __FILE__, __LINE__));
+    }
+    AR_CUDA_CHECK(cudaGraphDestroy(graph));
+    AR_CUDA("capture_error", cudaGraphUpload(exec, stream_));
+    return exec;
+  }
+
+  size_t flush_bytes() const { return std::max(kMinFlushBytes, 2 * facts_.l2_bytes); }
+
+  // Writes a buffer of >= 2x the L2 on the stream, outside the timed region,
+  // so the next sample starts with none of its data cached.
+  void flush_l2() {
+    if (!flush_) AR_CUDA_CHECK(cudaMalloc(&flush_, flush_bytes()));
+    flush_value_ = (flush_value_ + 1) & 0xFF;
+    AR_CUDA_CHECK(cudaMemsetAsync(flush_, flush_value_, flush_bytes(), stream_));
+  }
+
+  int gpu_;
+  DeviceFacts facts_;
+  NvmlGpu nvml_;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  void* plan_buffer_ = nullptr;
+  void* flush_ = nullptr;
+  int flush_value_ = 0;
+  nlohmann::json info_;
+  std::map<std::string, Slot> slots_;
+};
+
+}  // namespace
+
+std::unique_ptr<Device> make_device(int gpu_index) {
+  // Load every kernel of a cubin at cuModuleLoad: errors surface at "load", and
+  // no first-launch loading lands in a warm-up or a sample.
+  setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+  int count = 0;
+  AR_CUDA_CHECK(cudaGetDeviceCount(&count));
+  if (gpu_index < 0 || gpu_index >= count)
+    throw HarnessError("bad_request", "--gpu " + std::to_string(gpu_index) + ": this machine has " +
+                                          std::to_string(count) + " CUDA device(s)");
+  AR_CUDA_CHECK(cudaSetDevice(gpu_index));
+  AR_CUDA_CHECK(cudaFree(nullptr));   // creates the primary context the driver-API calls use
+  return std::make_unique<CudaDevice>(gpu_index);
+}
+
+}  // namespace ar::harness

@@ -1,0 +1,34 @@
+// Guard scan and compile of one candidate. The tuner's candidates differ only in
+// -D defines, so several of them compile at once on spare cores while the GPU
+// measures (the loop runs this function on worker threads); everything it
+// touches is either read-only or the candidate's own build folder.
+#include "autoresearch/guard/guard.h"
+#include "steps.h"
+
+namespace ar {
+
+PreparedBuild prepare_build(RunContext& ctx, const Tunables& t, int id, const std::atomic<bool>* cancel) {
+  PreparedBuild pb;
+  auto started = std::chrono::steady_clock::now();
+  std::string errors;
+  auto pre = ctx.builder->preprocess(ctx.package_dir, t, &errors, cancel);
+  if (!pre) {
+    pb.preprocess_error = errors;
+    pb.build.ok = false;
+    pb.build.cancelled = ctx.stop_requested() || (cancel && cancel->load());
+    pb.build.errors = errors;
+    return pb;
+  }
+  std::vector<std::filesystem::path> editable;
+  for (const auto& e : ctx.manifest.editable) editable.push_back(ctx.package_dir / e);
+  auto scan = scan_preprocessed_source(*pre, editable, ctx.manifest.backend);
+  pb.scan_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (!scan.pass) {
+    pb.guard_failure = scan.reason();
+    return pb;
+  }
+  pb.build = ctx.builder->build(ctx.package_dir, t, ctx.builds_dir() / std::to_string(id), cancel);
+  return pb;
+}
+
+}  // namespace ar

@@ -1,0 +1,76 @@
+// Two measurements the keep rule depends on: the A/A noise (the best against a
+// second copy of itself) and the best against the run's starting source, both
+// interleaved on the timed workloads.
+#include <fmt/format.h>
+
+#include "steps.h"
+
+namespace ar {
+
+static void print_table(RunContext& ctx, const std::vector<WorkloadRow>& rows, const std::string& title) {
+  ctx.out().clear_status();
+  std::string table = render_bench_table(rows, ctx.roofline, title);
+  // One event per line keeps non-TTY logs line-oriented.
+  size_t start = 0;
+  while (start < table.size()) {
+    size_t end = table.find('\n', start);
+    if (end == std::string::npos) end = table.size();
+    ctx.out().event(table.substr(start, end - start));
+    start = end + 1;
+  }
+}
+
+bool calibrate_aa(RunContext& ctx, const char* why) {
+  ctx.out().status(ctx.status_prefix() + " measuring the noise (A/A) on the timed workloads");
+  auto timed = ctx.timed();
+  auto r = measure_pair(*ctx.session, kIncumbentSlot, kAaSlot, timed, ctx.manifest, full_sampling(ctx.cfg),
+                        ctx.seed ^ 0xaaaaull ^ static_cast<unsigned long long>(ctx.last_id), "", ctx.cfg);
+  ctx.gpu_seconds += r.gpu_seconds;
+  if (r.status != StepStatus::Ok) {
+    ctx.out().event("A/A measurement failed: " + r.reason, Tone::Bad);
+    return false;
+  }
+  ctx.aa_half_width = aa_half_width(r.comparison);
+  ctx.aa_measured_at = ctx.last_id;
+  auto rows = table_rows(ctx.manifest, timed, r, false);
+  nlohmann::json line = {{"type", "aa"},
+                         {"time", ctx.world.clock->now_iso8601()},
+                         {"why", why},
+                         {"after_id", ctx.last_id},
+                         {"half_width", ctx.aa_half_width},
+                         {"speedup", r.comparison.speedup},
+                         {"ci", {r.comparison.ci_low, r.comparison.ci_high}},
+                         {"gpu_seconds", r.gpu_seconds},
+                         {"workloads", bench_rows_json(rows, ctx.roofline)},
+                         {"extras", r.extras}};
+  ctx.log->append(line);
+  if (std::string(why) == "baseline") {
+    print_table(ctx, rows, "starting kernel (" + ctx.manifest.name + ")");
+    ctx.log->append({{"type", "baseline"},
+                     {"time", ctx.world.clock->now_iso8601()},
+                     {"tunables", ctx.incumbent.tunables},
+                     {"bench", {{"workloads", bench_rows_json(rows, ctx.roofline)}}},
+                     {"aa", {{"half_width", ctx.aa_half_width}}}});
+  }
+  ctx.out().event(fmt::format("noise (A/A, {}): ±{:.2f}% → a keep needs ≥{:.2f}% and p < {}", why,
+                              ctx.aa_half_width * 100, (keep_threshold(ctx.rule, ctx.aa_half_width) - 1) * 100,
+                              ctx.rule.alpha));
+  return true;
+}
+
+bool measure_vs_baseline(RunContext& ctx, const std::string& slot) {
+  ctx.out().status(ctx.status_prefix() + " measuring the best against the starting kernel");
+  auto timed = ctx.timed();
+  auto r = measure_pair(*ctx.session, kBaseSlot, slot, timed, ctx.manifest, full_sampling(ctx.cfg),
+                        ctx.seed ^ 0xbbbbull ^ static_cast<unsigned long long>(ctx.last_id), "", ctx.cfg);
+  ctx.gpu_seconds += r.gpu_seconds;
+  if (r.status != StepStatus::Ok) {
+    ctx.out().event("measuring against the baseline failed: " + r.reason, Tone::Bad);
+    return false;
+  }
+  ctx.vs_baseline = r.comparison.speedup;
+  ctx.vs_baseline_comparison = r.comparison;
+  return true;
+}
+
+}  // namespace ar

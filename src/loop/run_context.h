@@ -1,0 +1,105 @@
+#pragma once
+// The state of one run, shared by the loop's parts (setup, candidate, final).
+// Private to src/loop.
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "autoresearch/agents/agent.h"
+#include "autoresearch/agents/result_cache.h"
+#include "autoresearch/build/builder.h"
+#include "autoresearch/core/config.h"
+#include "autoresearch/core/manifest.h"
+#include "autoresearch/core/paths.h"
+#include "autoresearch/decide/keep_rule.h"
+#include "autoresearch/log/bench_table.h"
+#include "autoresearch/log/experiment_log.h"
+#include "autoresearch/loop/world.h"
+#include "autoresearch/measure/harness.h"
+#include "autoresearch/util/file_lock.h"
+
+namespace ar {
+
+class Tuner;
+
+// Slots in the harness: the run's starting source, the current best, the
+// candidate under judgement, and a second copy of the best for A/A noise.
+inline constexpr const char* kBaseSlot = "base";
+inline constexpr const char* kIncumbentSlot = "inc";
+inline constexpr const char* kCandidateSlot = "cand";
+inline constexpr const char* kAaSlot = "aa";
+
+struct Incumbent {
+  std::string commit;
+  Tunables tunables;
+  std::filesystem::path artifact;
+  std::string source_hash;
+  int candidate_id = 0;         // 0: the baseline
+};
+
+struct RunContext {
+  World& world;
+  RunConfig cfg;
+  Paths paths;
+  Manifest manifest;
+  double goal = 2;
+  unsigned long long seed = 0;
+
+  std::string run_id;
+  std::string branch;
+  std::filesystem::path run_dir;
+  std::filesystem::path worktree;
+  std::filesystem::path package_dir;      // the package inside the worktree
+  std::string package_prefix;             // repo-relative, e.g. kernels/matmul_cpu
+  std::string base_commit;
+
+  std::unique_ptr<Git> repo_git;
+  std::unique_ptr<Git> git;               // the worktree
+  std::unique_ptr<FileLock> run_lock, device_lock;
+  std::optional<Toolchain> toolchain;
+  std::unique_ptr<Builder> builder;
+  std::filesystem::path harness_exe;
+  std::unique_ptr<Harness> harness;
+  std::unique_ptr<HarnessSession> session;
+  Roofline roofline;
+  std::unique_ptr<ExperimentLog> log;
+  std::unique_ptr<ResultCache> cache;
+  CacheContext cache_context;
+  std::unique_ptr<Agent> agent;
+  Tuner* tuner = nullptr;                 // the agent, when it is the built-in tuner
+  KeepRuleConfig rule;
+
+  std::filesystem::path baseline_artifact;
+  Incumbent incumbent;
+  double aa_half_width = 0;
+  int aa_measured_at = 0;                 // candidate id when the A/A spread was last measured
+  double vs_baseline = 1;                 // best vs baseline, from the latest interleaved measurement
+  std::optional<Comparison> vs_baseline_comparison;
+
+  int last_id = 0;                        // highest candidate id logged
+  int last_keep_id = 0;
+  int keeps = 0;
+  int candidates_this_session = 0;
+  int infra_failures_in_a_row = 0;
+  double started_at = 0;                  // world clock, this session
+  double gpu_seconds = 0;                 // spent measuring, this session
+  std::vector<ExperimentSummary> history;
+
+  explicit RunContext(World& w) : world(w) {}
+  Printer& out() { return *world.printer; }
+  bool stop_requested() const { return world.stop && world.stop->load(); }
+  std::vector<Workload> quick() const;
+  std::vector<Workload> timed() const;
+  std::vector<Workload> all_declared() const;
+  std::filesystem::path builds_dir() const { return run_dir / "builds"; }
+  std::string elapsed_text();
+  std::string status_prefix();
+};
+
+// Hash of the editable sources as they are in the worktree (not the tunables file).
+std::string editable_source_hash(const Manifest& m, const std::filesystem::path& package_dir);
+std::string workloads_hash(const Manifest& m);
+
+}  // namespace ar

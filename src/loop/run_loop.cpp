@@ -1,0 +1,237 @@
+// The while-loop of SPEC §4: ask the agent, judge each proposal, stop on the
+// goal, a budget, the plateau rule or a signal.
+#include "autoresearch/loop/run_loop.h"
+
+#include <deque>
+#include <future>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "autoresearch/util/errors.h"
+#include "steps.h"
+
+namespace fs = std::filesystem;
+
+namespace ar {
+
+namespace {
+
+struct Pending {
+  Proposal proposal;
+  int id = 0;
+  std::future<PreparedBuild> build;   // invalid: build when its turn comes
+};
+
+int build_jobs(const RunContext& ctx) {
+  // CPU packages compile and measure one after the other, never at once, or
+  // the compiler would steal the cores the timings run on.
+  if (ctx.manifest.backend == Backend::Cpu) return 1;
+  if (ctx.cfg.build_jobs > 0) return ctx.cfg.build_jobs;
+  int cores = static_cast<int>(std::thread::hardware_concurrency());
+  return std::max(1, std::min(8, cores - 2));
+}
+
+AgentContext agent_context(const RunContext& ctx) {
+  AgentContext a;
+  a.manifest = &ctx.manifest;
+  a.incumbent_tunables = ctx.incumbent.tunables;
+  a.incumbent_source_hash = ctx.incumbent.source_hash;
+  size_t from = ctx.history.size() > 50 ? ctx.history.size() - 50 : 0;
+  a.history.assign(ctx.history.begin() + from, ctx.history.end());
+  a.package_dir = ctx.package_dir;
+  a.iteration = ctx.last_id;
+  return a;
+}
+
+// Why the run should stop now, or empty.
+std::string budget_reason(RunContext& ctx, int session_first_id) {
+  if (ctx.vs_baseline >= ctx.goal && ctx.keeps > 0) return fmt::format("goal {:.2f}x reached", ctx.goal);
+  if (ctx.cfg.max_iters > 0 && ctx.last_id >= ctx.cfg.max_iters)
+    return fmt::format("--max-iters {} reached", ctx.cfg.max_iters);
+  if (ctx.cfg.max_hours > 0 && ctx.world.clock->now_seconds() - ctx.started_at >= ctx.cfg.max_hours * 3600)
+    return fmt::format("--max-hours {} reached", ctx.cfg.max_hours);
+  int since_keep = ctx.last_id - std::max(ctx.last_keep_id, session_first_id - 1);
+  if (ctx.cfg.plateau > 0 && since_keep >= ctx.cfg.plateau)
+    return fmt::format("plateau: {} candidates without a keep", since_keep);
+  return "";
+}
+
+// Build folders: kept candidates are copied out at keep; discards go at once;
+// only the last few failures stay, for a human to look at.
+void clean_build_dir(RunContext& ctx, std::deque<fs::path>& failures, int id, const std::string& decision) {
+  fs::path dir = ctx.builds_dir() / std::to_string(id);
+  std::error_code ec;
+  if (decision == "keep" || decision == "discard" || decision == "interrupted") {
+    fs::remove_all(dir, ec);
+    return;
+  }
+  failures.push_back(dir);
+  while (static_cast<int>(failures.size()) > ctx.cfg.keep_failed_builds) {
+    fs::remove_all(failures.front(), ec);
+    failures.pop_front();
+  }
+}
+
+class Loop {
+ public:
+  explicit Loop(RunContext& ctx) : ctx_(ctx), jobs_(build_jobs(ctx)) {}
+
+  ~Loop() {
+    cancel_builds_ = true;
+    for (auto& p : queue_)
+      if (p.build.valid()) p.build.wait();
+  }
+
+  int run() {
+    int first_id = ctx_.last_id + 1;
+    std::string stop;
+    bool interrupted = false;
+    std::deque<fs::path> failures;
+    while (true) {
+      if (ctx_.stop_requested()) {
+        stop = "interrupted by a signal";
+        interrupted = true;
+        break;
+      }
+      stop = budget_reason(ctx_, first_id);
+      if (!stop.empty()) break;
+      if (ctx_.cfg.aa_refresh > 0 && ctx_.last_id - ctx_.aa_measured_at >= ctx_.cfg.aa_refresh &&
+          !calibrate_aa(ctx_, "refresh") && infrastructure_failed("the A/A re-measurement failed"))
+        return infrastructure_exit();
+      if (queue_.empty() && !refill()) {
+        stop = "the agent has nothing left to try (search space exhausted)";
+        break;
+      }
+      Pending p = std::move(queue_.front());
+      queue_.pop_front();
+      PreparedBuild built;
+      PreparedBuild* prebuilt = nullptr;
+      if (p.build.valid()) {
+        wait_for(p.build);
+        built = p.build.get();
+        prebuilt = &built;
+      }
+      auto r = evaluate_candidate(ctx_, p.proposal, p.id, prebuilt);
+      ctx_.last_id = p.id;
+      ctx_.candidates_this_session++;
+      clean_build_dir(ctx_, failures, p.id, r.decision);
+      if (r.stop_interrupted) {
+        stop = "interrupted by a signal";
+        interrupted = true;
+        break;
+      }
+      if (r.infrastructure_failure) {
+        if (infrastructure_failed("candidate #" + std::to_string(p.id))) return infrastructure_exit();
+      } else {
+        ctx_.infra_failures_in_a_row = 0;
+      }
+      refill_ahead();
+    }
+    discard_queue();
+    return finish_run(ctx_, stop, interrupted);
+  }
+
+ private:
+  bool refill() {
+    auto proposals = ctx_.agent->propose(agent_context(ctx_), ctx_.agent->proposes_tunables_only() ? jobs_ : 1);
+    if (proposals.empty()) return false;
+    for (auto& pr : proposals) enqueue(std::move(pr));
+    return true;
+  }
+
+  // Keeps the compilers busy while the GPU measures.
+  void refill_ahead() {
+    if (jobs_ <= 1 || !ctx_.agent->proposes_tunables_only()) return;
+    if (static_cast<int>(queue_.size()) >= jobs_) return;
+    if (!budget_reason(ctx_, 1).empty()) return;
+    auto proposals = ctx_.agent->propose(agent_context(ctx_), jobs_ - static_cast<int>(queue_.size()));
+    for (auto& pr : proposals) enqueue(std::move(pr));
+  }
+
+  void enqueue(Proposal pr) {
+    Pending p;
+    p.id = ++next_id_;
+    if (p.id <= ctx_.last_id) p.id = next_id_ = ctx_.last_id + 1;
+    p.proposal = std::move(pr);
+    if (jobs_ > 1 && ctx_.agent->proposes_tunables_only()) {
+      auto tunables = p.proposal.tunables;
+      int id = p.id;
+      p.build = std::async(std::launch::async,
+                           [this, tunables, id] { return prepare_build(ctx_, tunables, id, &cancel_builds_); });
+    }
+    queue_.push_back(std::move(p));
+  }
+
+  void wait_for(std::future<PreparedBuild>& f) {
+    ctx_.out().status(ctx_.status_prefix() + " waiting for the compiler");
+    while (f.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready)
+      if (ctx_.stop_requested()) cancel_builds_ = true;
+  }
+
+  void discard_queue() {
+    cancel_builds_ = true;
+    for (auto& p : queue_) {
+      if (p.build.valid()) p.build.wait();
+      std::error_code ec;
+      fs::remove_all(ctx_.builds_dir() / std::to_string(p.id), ec);
+    }
+    queue_.clear();
+  }
+
+  bool infrastructure_failed(const std::string& what) {
+    ctx_.infra_failures_in_a_row++;
+    ctx_.out().event(fmt::format("infrastructure failure {} of {} in a row ({})", ctx_.infra_failures_in_a_row,
+                                 ctx_.cfg.infra_failures, what),
+                     Tone::Warn);
+    return ctx_.infra_failures_in_a_row >= ctx_.cfg.infra_failures;
+  }
+
+  int infrastructure_exit() {
+    discard_queue();
+    finish_run(ctx_, fmt::format("{} infrastructure failures in a row (GPU, harness, disk or git)",
+                                 ctx_.infra_failures_in_a_row),
+               true);
+    return kExitInfrastructure;
+  }
+
+  RunContext& ctx_;
+  int jobs_;
+  int next_id_ = 0;
+  std::deque<Pending> queue_;
+  // Ahead-of-time builds stop when the run stops, whatever the reason.
+  std::atomic<bool> cancel_builds_{false};
+};
+
+}  // namespace
+
+int run_loop(World& world, RunRequest request) {
+  RunContext ctx(world);
+  ctx.cfg = request.config;
+  ctx.paths = request.paths;
+  ctx.started_at = world.clock->now_seconds();
+  if (request.resume.empty()) {
+    try {
+      setup_new_run(ctx);
+    } catch (...) {
+      // Nothing of a run that never started stays behind (its branch is only
+      // created after the starting kernel passed verification).
+      if (!ctx.log && !ctx.run_dir.empty() && !fs::exists(ctx.run_dir / kLogFileName)) {
+        ctx.session.reset();
+        ctx.harness.reset();
+        ctx.run_lock.reset();
+        std::error_code ec;
+        fs::remove_all(ctx.run_dir, ec);
+      }
+      throw;
+    }
+  } else {
+    setup_resume(ctx, request.resume, request.overrides);
+  }
+  Loop loop(ctx);
+  int code = loop.run();
+  ctx.session->stop();
+  return code;
+}
+
+}  // namespace ar

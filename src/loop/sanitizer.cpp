@@ -1,0 +1,85 @@
+// compute-sanitizer (memcheck, racecheck) on every kept CUDA candidate, on the
+// smallest workload, in a fresh harness process: out-of-bounds reads and
+// shared-memory races can pass a numeric check by luck, and a kept commit must
+// not carry them.
+#include <fmt/format.h>
+
+#include "autoresearch/util/subprocess.h"
+#include "steps.h"
+
+namespace ar {
+
+namespace {
+
+const Workload& smallest_workload(const Manifest& m) {
+  const Workload* best = &m.workloads.front();
+  double best_bytes = 1e300;
+  for (const auto& w : m.workloads) {
+    double b = workload_bytes(m, w).value_or(1e299);
+    if (b < best_bytes) {
+      best_bytes = b;
+      best = &w;
+    }
+  }
+  return *best;
+}
+
+std::string sanitizer_path() {
+  auto p = find_program("compute-sanitizer");
+  if (!p.empty()) return p;
+  if (std::filesystem::exists("/usr/local/cuda/bin/compute-sanitizer")) return "/usr/local/cuda/bin/compute-sanitizer";
+  return "";
+}
+
+}  // namespace
+
+std::optional<std::string> run_sanitizers(RunContext& ctx, const std::filesystem::path& artifact, std::string* note) {
+  if (ctx.manifest.backend != Backend::Cuda) {
+    *note = "not applicable to CPU packages";
+    return std::nullopt;
+  }
+  std::string tool = sanitizer_path();
+  if (tool.empty()) {
+    *note = "compute-sanitizer not found; skipped";
+    return std::nullopt;
+  }
+  const Workload& w = smallest_workload(ctx.manifest);
+  nlohmann::json load = {{"cmd", "load"}, {"slot", "cand"}, {"artifact", artifact.string()}};
+  nlohmann::json verify = {{"cmd", "verify"}, {"slot", "cand"}, {"workload", workload_request(w)},
+                           {"seed", ctx.seed ^ 0x5a17}, {"tolerances", tolerances_json(ctx.manifest)},
+                           {"deterministic", ctx.manifest.deterministic}};
+  std::string script = load.dump() + "\n" + verify.dump() + "\n" + R"({"cmd":"quit"})" + "\n";
+  std::string done;
+  for (const char* t : {"memcheck", "racecheck"}) {
+    ProcessSpec spec;
+    spec.argv = {tool, "--tool", t, "--error-exitcode", "99", ctx.harness_exe.string(), "--gpu",
+                 std::to_string(ctx.cfg.gpu)};
+    spec.stdin_data = script;
+    spec.timeout = std::chrono::seconds(600);
+    spec.cancel = ctx.world.stop;
+    auto r = ctx.world.runner->run(spec);
+    if (r.cancelled) {
+      *note = "interrupted";
+      return std::nullopt;
+    }
+    if (r.timed_out) {
+      *note = done + std::string(t) + " timed out; not counted against the candidate";
+      return std::nullopt;
+    }
+    // The harness prints protocol replies on stdout; the sanitizer reports on stdout too.
+    std::string all = r.out + "\n" + r.err;
+    auto summary = all.find("ERROR SUMMARY:");
+    bool errors = r.exit_code == 99 ||
+                  (summary != std::string::npos && all.compare(summary, 17, "ERROR SUMMARY: 0") != 0);
+    if (errors) {
+      auto first = all.find("========= ");
+      std::string excerpt = all.substr(first == std::string::npos ? 0 : first, 600);
+      return fmt::format("{} on {}: {}", t, w.name, excerpt);
+    }
+    done += std::string(t) + " clean; ";
+  }
+  *note = done + "on " + w.name;
+  return std::nullopt;
+}
+
+}  // namespace ar

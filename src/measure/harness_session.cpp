@@ -1,0 +1,69 @@
+#include "autoresearch/measure/harness.h"
+#include "autoresearch/util/errors.h"
+
+namespace ar {
+
+const nlohmann::json& HarnessSession::start() {
+  std::string error;
+  auto dev = h_.start(&error);
+  if (!dev) throw Fatal(kExitInfrastructure, error);
+  device_ = *dev;
+  return device_;
+}
+
+HarnessReply HarnessSession::call(const nlohmann::json& req, std::chrono::milliseconds timeout) {
+  return h_.call(req, timeout);
+}
+
+HarnessReply HarnessSession::load(const std::string& slot, const std::filesystem::path& artifact) {
+  auto r = call({{"cmd", "load"}, {"slot", slot}, {"artifact", artifact.string()}}, std::chrono::seconds(60));
+  if (r.ok()) slots_[slot] = artifact;
+  else slots_.erase(slot);
+  return r;
+}
+
+HarnessReply HarnessSession::verify(const std::string& slot, const nlohmann::json& workload,
+                                    unsigned long long seed, const nlohmann::json& tolerances,
+                                    bool deterministic, std::chrono::milliseconds timeout) {
+  return call({{"cmd", "verify"},
+               {"slot", slot},
+               {"workload", workload},
+               {"seed", seed},
+               {"tolerances", tolerances},
+               {"deterministic", deterministic}},
+              timeout);
+}
+
+HarnessReply HarnessSession::bench(const std::vector<std::string>& slots, const nlohmann::json& workload,
+                                   unsigned long long seed, const Sampling& s,
+                                   const nlohmann::json& replay_check, std::chrono::milliseconds timeout) {
+  nlohmann::json req = {{"cmd", "bench"},
+                        {"slots", slots},
+                        {"workload", workload},
+                        {"seed", seed},
+                        {"cold", s.cold},
+                        {"min_samples", s.min_samples},
+                        {"min_seconds", s.min_seconds},
+                        {"max_seconds", s.max_seconds},
+                        {"max_samples", s.max_samples},
+                        {"target_rel_ci", s.target_rel_ci}};
+  if (!replay_check.is_null()) req["replay_check"] = replay_check;
+  return call(req, timeout);
+}
+
+bool HarnessSession::recover(const std::string& culprit, std::string* error) {
+  slots_.erase(culprit);
+  auto dev = h_.start(error);
+  if (!dev) return false;
+  device_ = *dev;
+  for (const auto& [slot, artifact] : std::map(slots_)) {
+    auto r = call({{"cmd", "load"}, {"slot", slot}, {"artifact", artifact.string()}}, std::chrono::seconds(60));
+    if (!r.ok()) {
+      if (error) *error = "reloading " + slot + " after a restart failed: " + r.message;
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace ar

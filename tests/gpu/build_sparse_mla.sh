@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Builds the sparse_mla harness and candidate cubins with the commands the
+# driver uses (src/harness/PROTOCOL.md): the one place these commands are
+# written out for tests and scripts. Flags, sources and tunables come from
+# kernels/sparse_mla/manifest.json and tunables.json.
+#
+#   build_sparse_mla.sh harness OUT_BINARY
+#   build_sparse_mla.sh cubin   SOURCE.cu OUT.cubin [extra nvcc args, e.g. -DTHREADS=128]
+#
+# NVCC picks the compiler (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc).
+# The harness needs nlohmann/json.hpp: where the system lacks it (the GPU
+# machines' image), a copy under .carry/include (an ignored path the device
+# tool can carry) is used. Every command is echoed before it runs.
+set -euo pipefail
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+PKG=$REPO/kernels/sparse_mla
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+CUDA_ROOT=$(cd "$(dirname "$NVCC")/.." && pwd)
+
+manifest() {   # manifest() KEY... -> one item per line
+  python3 - "$PKG/manifest.json" "$@" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2:]:
+    v = v[k]
+if isinstance(v, list):
+    for x in v:
+        print(x)
+else:
+    print(v)
+PY
+}
+
+run() { echo "+ $*" >&2; "$@"; }
+
+case "${1:-}" in
+  harness)
+    out=$2
+    mapfile -t sources < <(manifest harness sources)
+    mapfile -t flags < <(manifest harness flags)
+    carried=()
+    [ -f "$REPO/.carry/include/nlohmann/json.hpp" ] && carried=(-I"$REPO/.carry/include")
+    run "$NVCC" -std=c++17 -O2 -arch="$(manifest build arch)" "${flags[@]}" \
+      -I"$REPO/include" -I"$REPO/src/harness" -I"$PKG" "${carried[@]}" \
+      "$REPO"/src/harness/common/*.cpp "$REPO"/src/harness/cuda/*.cu "$REPO"/src/harness/cuda/*.cpp \
+      "${sources[@]/#/$PKG/}" \
+      -L"$CUDA_ROOT/lib64/stubs" -lcuda -ldl -o "$out"
+    ;;
+  cubin)
+    src=$2 out=$3
+    shift 3
+    mapfile -t flags < <(manifest build flags)
+    mapfile -t defines < <(python3 -c 'import json,sys; [print(f"-D{k}={v}") for k, v in json.load(open(sys.argv[1])).items()]' "$PKG/tunables.json")
+    run "$NVCC" -cubin -arch="$(manifest build arch)" "${flags[@]}" "${defines[@]}" "$@" \
+      -I"$REPO/include" -I"$PKG" "$src" -o "$out"
+    ;;
+  *)
+    echo "usage: $0 harness OUT | cubin SOURCE.cu OUT.cubin [nvcc args]" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,124 @@
+#pragma once
+// A slow, honest sparse_mla candidate (one block per query row and head, plain
+// fp32 loops) that each planted cheat in this folder bends in one way, through
+// the hooks below. honest.cu uses it unchanged and must pass, so a cheat that
+// is caught is caught for its cheat, not for the naive kernel under it.
+//
+// Hooks (define before including; the defaults do nothing):
+//   CHEAT_BEFORE(p, rh)          at block start; may `return` (skip the work)
+//   CHEAT_OUT(p, rh, d, v)       the value written to out[rh, d] (a float expression)
+//   CHEAT_WRITE_OUT(p, rh, d)    whether out[rh, d] is written at all
+//   CHEAT_AFTER(p, rh, out, lse) after the block wrote its row (out: float*, smem)
+#include <cuda_bf16.h>
+
+#include "autoresearch/harness/launch_plan.h"
+#include "sparse_mla_params.h"
+
+#ifndef CHEAT_BEFORE
+#define CHEAT_BEFORE(p, rh)
+#endif
+#ifndef CHEAT_OUT
+#define CHEAT_OUT(p, rh, d, v) (v)
+#endif
+#ifndef CHEAT_WRITE_OUT
+#define CHEAT_WRITE_OUT(p, rh, d) true
+#endif
+#ifndef CHEAT_AFTER
+#define CHEAT_AFTER(p, rh, out, lse)
+#endif
+
+namespace naive {
+constexpr int kThreads = 128;
+constexpr int kWarps = kThreads / 32;
+
+__device__ inline float kv_at(const SparseMlaParams& p, int slot, int d) {
+  if (!p.kv_fp8) return __bfloat162float(static_cast<const __nv_bfloat16*>(p.kv)[static_cast<size_t>(slot) * 576 + d]);
+  const unsigned char* rec = static_cast<const unsigned char*>(p.kv) + static_cast<size_t>(slot) * 656;
+  if (d >= 512) return __bfloat162float(reinterpret_cast<const __nv_bfloat16*>(rec + 528)[d - 512]);
+  const unsigned char v = rec[d];
+  const int e = (v >> 3) & 15, m = v & 7;
+  const float mag = e == 0 ? ldexpf(static_cast<float>(m), -9) : ldexpf(static_cast<float>(8 + m), e - 10);
+  return ((v & 0x80) ? -mag : mag) * reinterpret_cast<const float*>(rec + 512)[d / 128];
+}
+
+__device__ inline float block_max(float v, float* scratch) {
+  for (int off = 16; off > 0; off >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, off));
+  if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = v;
+  __syncthreads();
+  float r = scratch[0];
+  for (int w = 1; w < kWarps; ++w) r = fmaxf(r, scratch[w]);
+  __syncthreads();
+  return r;
+}
+
+__device__ inline float block_sum(float v, float* scratch) {
+  for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+  if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = v;
+  __syncthreads();
+  float r = scratch[0];
+  for (int w = 1; w < kWarps; ++w) r += scratch[w];
+  __syncthreads();
+  return r;
+}
+}  // namespace naive
+
+extern "C" __global__ void ar_plan(const SparseMlaParams p, int num_sms, ar::LaunchPlan* plan) {
+  ar::LaunchPlan pl = {};
+  pl.num_stages = 1;
+  pl.stage[0].grid[0] = static_cast<unsigned>(p.batch * p.s_q * p.heads);
+  pl.stage[0].grid[1] = pl.stage[0].grid[2] = 1;
+  pl.stage[0].block[0] = naive::kThreads;
+  pl.stage[0].block[1] = pl.stage[0].block[2] = 1;
+  pl.stage[0].shared_bytes = static_cast<unsigned>((p.topk + 576 + naive::kWarps) * sizeof(float));
+  *plan = pl;
+}
+
+extern "C" __global__ void __launch_bounds__(naive::kThreads) ar_stage0(const SparseMlaParams p) {
+  extern __shared__ float sm[];
+  float* score = sm;
+  float* qf = sm + p.topk;
+  float* scratch = qf + 576;
+  const int rh = blockIdx.x;
+  CHEAT_BEFORE(p, rh);
+  const int row = rh / p.heads, h = rh - row * p.heads;
+  const int b = row / p.s_q, i = row - b * p.s_q;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int* idx = p.indices + static_cast<size_t>(row) * p.topk;
+  const int n_eff = p.topk_length ? min(max(p.topk_length[b], 0), p.topk) : p.topk;
+  __nv_bfloat16* out = p.out + static_cast<size_t>(rh) * 512;
+  float* lse_out = p.lse + (static_cast<size_t>(b) * p.heads + h) * p.s_q + i;
+
+  for (int d = threadIdx.x; d < 576; d += naive::kThreads)
+    qf[d] = __bfloat162float(p.q[static_cast<size_t>(rh) * 576 + d]);
+  __syncthreads();
+  for (int t = warp; t < p.topk; t += naive::kWarps) {
+    const int slot = idx[t];
+    const bool ok = t < n_eff && slot >= 0 && slot < p.num_slots;
+    float acc = 0.f;
+    if (ok)
+      for (int d = lane; d < 576; d += 32) acc += qf[d] * naive::kv_at(p, slot, d);
+    for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+    if (lane == 0) score[t] = ok ? acc * p.scale : -INFINITY;
+  }
+  __syncthreads();
+  float m = -INFINITY;
+  for (int t = threadIdx.x; t < p.topk; t += naive::kThreads) m = fmaxf(m, score[t]);
+  m = naive::block_max(m, scratch);
+  float lse = INFINITY;
+  if (m != -INFINITY) {
+    float sum = 0.f;
+    for (int t = threadIdx.x; t < p.topk; t += naive::kThreads) sum += expf(score[t] - m);
+    lse = m + logf(naive::block_sum(sum, scratch));
+  }
+  for (int d = threadIdx.x; d < 512; d += naive::kThreads) {
+    float acc = 0.f;
+    if (m != -INFINITY)
+      for (int t = 0; t < n_eff; ++t) {
+        const int slot = idx[t];
+        if (slot >= 0 && slot < p.num_slots) acc += expf(score[t] - lse) * naive::kv_at(p, slot, d);
+      }
+    if (CHEAT_WRITE_OUT(p, rh, d)) out[d] = __float2bfloat16(CHEAT_OUT(p, rh, d, acc));
+  }
+  if (threadIdx.x == 0) *lse_out = lse;
+  CHEAT_AFTER(p, rh, out, lse);
+}

@@ -1,0 +1,321 @@
+#!/usr/bin/env python3
+"""Drives the sparse_mla CUDA harness through its protocol on a GPU machine
+(scripts/gpu_selftest.sh builds everything and calls this). Steps, each one
+independent — a failure is reported and the next step runs:
+
+  1. hello
+  2. verify of the default kernel on every manifest workload
+  3. bench A/A (the default against itself) on the quick workloads, with a replay check
+  4. the planted cheats (tests/gpu/cheats): each must be caught; honest.cu must pass
+  5. compute-sanitizer memcheck (and racecheck) on the smallest workload
+
+Prints one line per result and a compact summary last; the full replies go
+to OUT/selftest.jsonl.
+"""
+import argparse
+import json
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+# What each cheat should run into, and where it is tried.
+CHEATS = [
+    # name, workload, how it is expected to be caught
+    ("honest", "b1_8k", "control: passes verify and the replay check"),
+    ("partial_write", "b1_8k", "verify: unwritten (NaN) elements"),
+    ("result_cache", "b1_8k", "verify: stale results on the next distribution"),
+    ("shape_special", "b16_32k", "verify: wrong on the shape it special-cases"),
+    ("writes_q", "b1_8k", "verify: input fingerprint changed"),
+    ("nondeterministic", "b1_8k", "verify: two runs differ bitwise"),
+    ("fast_after_warmup", "b1_8k", "bench replay check: skips work once warmed up"),
+    ("low_precision", "b1_8k", "verify: outside tolerance"),
+]
+
+
+class Harness:
+    """One harness child process; requests with a timeout, restart after a fault."""
+
+    def __init__(self, cmd, log_dir, name="harness"):
+        self.cmd, self.log_dir, self.name = cmd, log_dir, name
+        self.proc = None
+        self.restarts = 0
+        self.start()
+
+    def start(self):
+        err = open(os.path.join(self.log_dir, f"{self.name}.stderr.{self.restarts}.log"), "w")
+        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
+                                     text=True, bufsize=1)
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, args=(self.proc, self.lines), daemon=True).start()
+
+    @staticmethod
+    def _read(proc, lines):
+        for line in proc.stdout:
+            lines.put(line)
+        lines.put(None)
+
+    def request(self, obj, timeout=90):
+        if self.proc.poll() is not None:
+            self.restart()
+        try:
+            self.proc.stdin.write(json.dumps(obj) + "\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            self.restart()
+            return {"ok": False, "kind": "crash", "error": "harness pipe closed"}
+        deadline = time.time() + timeout
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.1, deadline - time.time()))
+            except queue.Empty:
+                self.kill()
+                self.restart()
+                return {"ok": False, "kind": "timeout", "error": f"no reply in {timeout} s"}
+            if line is None:
+                self.proc.wait()
+                code = self.proc.returncode
+                self.restart()
+                return {"ok": False, "kind": "crash", "error": f"harness exited ({code})"}
+            try:
+                reply = json.loads(line)
+                if isinstance(reply, dict) and "ok" in reply:
+                    break
+            except json.JSONDecodeError:
+                pass
+            print(f"   (not a reply: {line.rstrip()[:200]})", flush=True)   # e.g. a tool's banner
+        if not reply.get("ok") and reply.get("kind") == "fault":
+            self.proc.wait(timeout=30)
+            self.restart()
+        return reply
+
+    def kill(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def restart(self):
+        self.kill()
+        self.restarts += 1
+        self.start()
+
+    def quit(self):
+        try:
+            self.request({"cmd": "quit"}, timeout=30)
+            self.proc.wait(timeout=30)
+        except Exception:
+            self.kill()
+
+
+class Report:
+    def __init__(self, out_dir):
+        self.jsonl = open(os.path.join(out_dir, "selftest.jsonl"), "w")
+        self.text = open(os.path.join(out_dir, "selftest.txt"), "w")
+        self.summary = []
+
+    def log(self, step, request, reply):
+        self.jsonl.write(json.dumps({"step": step, "request": request, "reply": reply}) + "\n")
+        self.jsonl.flush()
+
+    def say(self, line=""):
+        print(line, flush=True)
+        self.text.write(line + "\n")
+        self.text.flush()
+
+    def result(self, step, ok, what):
+        self.summary.append((step, ok, what))
+
+
+def worst(reply, output, field):
+    vals = [o.get(field, 0) for d in reply.get("distributions", []) for o in d.get("outputs", []) if o.get("output") == output]
+    return max(vals) if vals else float("nan")
+
+
+def verify_line(reply):
+    if not reply.get("ok"):
+        return f"ERROR {reply.get('kind')}: {reply.get('error', '')[:200]}"
+    status = "pass" if reply.get("pass") else "FAIL"
+    s = (f"{status}  out abs {worst(reply, 'out', 'max_abs_err'):.2e} cos {worst(reply, 'out', 'cosine_diff'):.1e}"
+         f"  lse abs {worst(reply, 'lse', 'max_abs_err'):.2e} rel {worst(reply, 'lse', 'max_rel_err'):.1e}"
+         f"  f64 out {worst(reply, 'out@f64', 'max_abs_err'):.1e} lse {worst(reply, 'lse@f64', 'max_abs_err'):.1e}"
+         f"  ref-f64 out {worst(reply, 'ref_out@f64', 'max_abs_err'):.1e}  {reply.get('seconds', 0):.2f} s")
+    if not reply.get("pass"):
+        s += f"\n      reason: {reply.get('reason', '')[:300]}"
+    return s
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return float("nan") if n == 0 else (xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2]))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--harness", required=True)
+    ap.add_argument("--cubins", required=True, help="folder with kernel.cubin and <cheat>.cubin")
+    ap.add_argument("--manifest", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--gpu", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=int(time.time()))
+    ap.add_argument("--skip-sanitizer", action="store_true")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    manifest = json.load(open(args.manifest))
+    tolerances = manifest["tolerances"]
+    workloads = {w["name"]: w for w in manifest["workloads"]}
+    rep = Report(args.out)
+    t_start = time.time()
+    h = Harness([args.harness, "--gpu", str(args.gpu)], args.out)
+    default_cubin = os.path.join(args.cubins, "kernel.cubin")
+
+    def wl(name):
+        return {"name": name, "params": workloads[name]["params"]}
+
+    # 1. hello
+    rep.say("== hello")
+    r = h.request({"cmd": "hello"}, timeout=120)
+    rep.log("hello", {"cmd": "hello"}, r)
+    if r.get("ok"):
+        d = r["device"]
+        rep.say(f"   {d.get('name')} cc {d.get('cc')} SMs {d.get('sm_count')} L2 {d.get('cache_bytes', 0) / 2**20:.0f} MiB"
+                f" mem {d.get('memory_bytes', 0) / 2**30:.0f} GiB driver {d.get('driver')}"
+                f" SM {d.get('default_sm_mhz')}/{d.get('max_sm_mhz')} MHz"
+                f" copy {d.get('peak_bytes_per_s', 0) / 1e12:.2f} TB/s nvml {d.get('nvml')}")
+    else:
+        rep.say(f"   ERROR {r}")
+    rep.result("hello", bool(r.get("ok")), "")
+
+    # 2. verify the default kernel on every workload
+    rep.say("== verify default kernel on every workload")
+    req = {"cmd": "load", "slot": "a", "artifact": default_cubin}
+    r = h.request(req, timeout=60)
+    rep.log("load", req, r)
+    if not r.get("ok"):
+        rep.say(f"   load failed: {r}")
+    n_pass = 0
+    failed = []
+    for i, name in enumerate(workloads):
+        req = {"cmd": "verify", "slot": "a", "workload": wl(name), "seed": args.seed + i, "tolerances": tolerances,
+               "deterministic": manifest.get("deterministic", True)}
+        t0 = time.time()
+        r = h.request(req, timeout=120)   # the largest takes seconds; a hang must not eat the budget
+        rep.log("verify", req, r)
+        if not r.get("ok") and r.get("kind") in ("fault", "crash", "timeout"):
+            h.request({"cmd": "load", "slot": "a", "artifact": default_cubin}, timeout=60)
+        ok = bool(r.get("ok") and r.get("pass"))
+        n_pass += ok
+        if not ok:
+            failed.append(name)
+        rep.say(f"   {name:18s} {verify_line(r)}  (wall {time.time() - t0:.1f} s)")
+    rep.result("verify default", n_pass == len(workloads), f"{n_pass}/{len(workloads)} pass" +
+               (f"; failed: {', '.join(failed)}" if failed else ""))
+
+    # 3. bench A/A
+    rep.say("== bench A/A (default vs default), cold, replay check on slot b")
+    h.request({"cmd": "load", "slot": "b", "artifact": default_cubin}, timeout=60)
+    quick = [w["name"] for w in manifest["workloads"] if w.get("quick")][:3]
+    aa_ok = True
+    for name in quick:
+        req = {"cmd": "bench", "slots": ["a", "b"], "workload": wl(name), "seed": args.seed, "cold": True,
+               "min_samples": 20, "min_seconds": 0.5, "max_seconds": 6, "target_rel_ci": 0.005,
+               "replay_check": {"slot": "b", "tolerances": tolerances}}
+        r = h.request(req, timeout=90)
+        rep.log("bench", req, r)
+        if not r.get("ok"):
+            rep.say(f"   {name:18s} ERROR {r.get('kind')}: {r.get('error', '')[:200]}")
+            aa_ok = False
+            continue
+        a, b = r["samples"].get("a", []), r["samples"].get("b", [])
+        ma, mb = median(a), median(b)
+        rc = r.get("replay_check", {})
+        aa_ok = aa_ok and rc.get("pass", False)
+        rep.say(f"   {name:18s} a median {ma:9.2f} us min {min(a, default=float('nan')):9.2f} | b median {mb:9.2f} us"
+                f" min {min(b, default=float('nan')):9.2f} | b/a {mb / ma if ma else float('nan'):.4f}"
+                f" | rounds {r.get('rounds')} dropped {r.get('dropped_rounds')} rot {r.get('rotations')}"
+                f" | SM {r.get('clock', {}).get('mean_sm_mhz', -1):.0f} MHz | replay {'pass' if rc.get('pass') else 'FAIL'}"
+                f" | {r.get('seconds', 0):.1f} s")
+    rep.result("bench A/A", aa_ok, ", ".join(quick))
+
+    # 4. cheats
+    rep.say("== planted cheats (each must be caught; honest must pass)")
+    caught_all = True
+    for cheat, name, expectation in CHEATS:
+        cubin = os.path.join(args.cubins, f"cheat_{cheat}.cubin")
+        if not os.path.exists(cubin):
+            rep.say(f"   {cheat:18s} NOT BUILT")
+            caught_all = False
+            continue
+        r = h.request({"cmd": "load", "slot": "c", "artifact": cubin}, timeout=60)
+        if not r.get("ok"):
+            rep.say(f"   {cheat:18s} load ERROR {r}")
+            caught_all = False
+            continue
+        req = {"cmd": "verify", "slot": "c", "workload": wl(name), "seed": args.seed + 1000, "tolerances": tolerances,
+               "deterministic": True}
+        v = h.request(req, timeout=90)
+        rep.log(f"cheat {cheat} verify", req, v)
+        verify_caught = (not v.get("ok")) or (not v.get("pass"))
+        bench_caught = None
+        if not verify_caught or cheat in ("honest", "result_cache"):
+            h.request({"cmd": "load", "slot": "c", "artifact": cubin}, timeout=60)  # fresh module state
+            h.request({"cmd": "verify", "slot": "c", "workload": wl(name), "seed": args.seed + 2000,
+                       "tolerances": tolerances, "deterministic": True}, timeout=90)
+            req = {"cmd": "bench", "slots": ["c"], "workload": wl(name), "seed": args.seed + 3000, "cold": True,
+                   "min_samples": 10, "min_seconds": 0.2, "max_seconds": 3, "target_rel_ci": 0.01,
+                   "replay_check": {"slot": "c", "tolerances": tolerances}}
+            bres = h.request(req, timeout=90)
+            rep.log(f"cheat {cheat} bench", req, bres)
+            bench_caught = (not bres.get("ok")) or (not bres.get("replay_check", {}).get("pass", False))
+        caught = verify_caught or bool(bench_caught)
+        good = (not caught) if cheat == "honest" else caught
+        caught_all = caught_all and good
+        why = v.get("reason") or v.get("error") or ""
+        rep.say(f"   {cheat:18s} on {name:8s} verify {'CAUGHT' if verify_caught else 'passed'}"
+                f"{'' if bench_caught is None else ', bench replay ' + ('CAUGHT' if bench_caught else 'passed')}"
+                f" -> {'ok' if good else 'UNEXPECTED'} ({expectation}) {why[:120]}")
+    rep.result("cheats", caught_all, f"{len(CHEATS) - 1} cheats + honest control")
+    h.quit()
+
+    # 5. compute-sanitizer
+    if args.skip_sanitizer or not shutil.which("compute-sanitizer"):
+        rep.say("== compute-sanitizer: skipped (not found)" if not args.skip_sanitizer else "== compute-sanitizer: skipped")
+        rep.result("sanitizer", True, "skipped")
+    else:
+        smallest = min(workloads, key=lambda n: (workloads[n]["params"]["batch"] * workloads[n]["params"]["s_q"]
+                                                 * workloads[n]["params"]["heads"]
+                                                 * min(workloads[n]["params"]["topk"], workloads[n]["params"]["context"])))
+        ok_all = True
+        for tool, timeout in (("memcheck", 120), ("racecheck", 120)):
+            rep.say(f"== compute-sanitizer --tool {tool} on {smallest}")
+            t0 = time.time()
+            log = os.path.join(args.out, f"sanitizer_{tool}.log")
+            s = Harness(["compute-sanitizer", "--tool", tool, "--print-limit", "20", "--log-file", log,
+                         args.harness, "--gpu", str(args.gpu)], args.out, name=f"sanitizer_{tool}")
+            r1 = s.request({"cmd": "load", "slot": "a", "artifact": default_cubin}, timeout=120)
+            req = {"cmd": "verify", "slot": "a", "workload": wl(smallest), "seed": args.seed, "tolerances": tolerances,
+                   "deterministic": True}
+            r2 = s.request(req, timeout=timeout)
+            rep.log(f"sanitizer {tool}", req, r2)
+            s.quit()
+            text = open(log).read() if os.path.exists(log) else ""
+            summary = [l for l in text.splitlines() if "ERROR SUMMARY" in l or "RACECHECK SUMMARY" in l]
+            clean = bool(summary) and all((" 0 error" in l or " 0 hazard" in l) for l in summary)
+            ok = bool(r1.get("ok")) and bool(r2.get("ok")) and clean
+            ok_all = ok_all and ok
+            rep.say(f"   load {r1.get('ok')} verify {'pass' if r2.get('pass') else 'FAIL ' + str(r2.get('error', r2.get('reason', '')))[:200]}"
+                    f" | {'; '.join(summary) or 'no summary line (see ' + log + ')'} | {time.time() - t0:.0f} s")
+        rep.result("sanitizer", ok_all, f"memcheck + racecheck on {smallest}")
+
+    rep.say("")
+    rep.say(f"== summary ({time.time() - t_start:.0f} s)")
+    for step, ok, what in rep.summary:
+        rep.say(f"   {'PASS' if ok else 'FAIL'}  {step:16s} {what}")
+    return 0 if all(ok for _, ok, _ in rep.summary) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,290 @@
+#include <cmath>
+#include <set>
+
+#include "autoresearch/agents/tuner.h"
+#include "autoresearch/util/errors.h"
+#include "tuner_fixtures.h"
+
+namespace ar {
+namespace {
+
+using test::defaults_of;
+using test::toy_manifest;
+
+// A smooth objective on the toy space: fastest at TILE=32, UNROLL=4, VEC=2.
+double toy_time(const Tunables& t) {
+  return 10 + std::abs(std::log2(t.at("TILE") / 32.0)) + std::abs(std::log2(t.at("UNROLL") / 4.0)) +
+         std::abs(std::log2(t.at("VEC") / 2.0));
+}
+
+Outcome toy_outcome(const Tunables& t) {
+  Outcome o;
+  if (t.at("UNROLL") == 2 && t.at("VEC") == 8) {  // pretend this combination fails to build
+    o.decision = "build_error";
+    return o;
+  }
+  o.decision = "discard";
+  o.quick_geomean_us = toy_time(t);
+  return o;
+}
+
+// The driver's side of the exchange, reduced to what the tuner sees: propose,
+// judge, record in the cache, report back; stops when the tuner has nothing left.
+std::vector<Proposal> drive(Tuner& tuner, AgentContext& ctx, ResultCache* cache,
+                            const std::string& key, int batch, int max_proposals) {
+  std::vector<Proposal> all;
+  while (static_cast<int>(all.size()) < max_proposals) {
+    std::vector<Proposal> got = tuner.propose(ctx, batch);
+    REQUIRE(static_cast<int>(got.size()) <= batch);
+    if (got.empty()) break;
+    for (Proposal& p : got) {
+      Outcome o = toy_outcome(p.tunables);
+      tuner.observe(p, o);
+      if (cache) cache->add({key, p.tunables, o, {}, "run", static_cast<int>(all.size())});
+      all.push_back(std::move(p));
+    }
+  }
+  return all;
+}
+
+const Strategy kBoth[] = {Strategy::Random, Strategy::Evolution};
+
+TEST_CASE("strategy names parse both ways") {
+  CHECK(parse_strategy("random") == Strategy::Random);
+  CHECK(parse_strategy("evolution") == Strategy::Evolution);
+  CHECK(std::string(strategy_name(Strategy::Evolution)) == "evolution");
+  CHECK(std::string(strategy_name(Strategy::Random)) == "random");
+  REQUIRE_THROWS_AS(parse_strategy("bayes"), Fatal);
+}
+
+TEST_CASE("every feasible configuration is proposed once, then nothing") {
+  Manifest m = toy_manifest();
+  SearchSpace space(m);
+  for (Strategy s : kBoth) {
+    for (int batch : {1, 4}) {
+      INFO(strategy_name(s) << " batch " << batch);
+      Tuner tuner(m, s, 42, nullptr);
+      AgentContext ctx;
+      ctx.manifest = &m;
+      ctx.incumbent_tunables = defaults_of(m);
+      std::vector<Proposal> all = drive(tuner, ctx, nullptr, "", batch, 1000);
+
+      std::set<std::string> distinct;
+      for (const Proposal& p : all) {
+        CHECK(space.feasible(p.tunables));
+        CHECK(p.tunables != ctx.incumbent_tunables);
+        CHECK(p.agent == "tune");
+        CHECK(p.model == strategy_name(s));
+        CHECK_FALSE(p.idea.empty());
+        CHECK(p.files.empty());
+        distinct.insert(canonical(p.tunables));
+      }
+      CHECK(distinct.size() == all.size());
+      CHECK(all.size() == 38);  // 39 feasible points less the incumbent
+      CHECK(tuner.propose(ctx, 3).empty());
+    }
+  }
+}
+
+TEST_CASE("constraints are respected on a space that is mostly infeasible") {
+  Manifest m = toy_manifest();
+  m.tunables.push_back({"PAD", {0, 1, 2, 3, 4, 5, 6, 7}, 0, ""});
+  m.constraints.push_back(test::parse_expr("PAD % 4 == 0 && (PAD == 0 || UNROLL == 4)"));
+  SearchSpace space(m);
+  const size_t feasible = space.feasible_codes().size();
+  for (Strategy s : kBoth) {
+    INFO(strategy_name(s));
+    Tuner tuner(m, s, 3, nullptr);
+    AgentContext ctx;
+    ctx.incumbent_tunables = defaults_of(m);
+    std::vector<Proposal> all = drive(tuner, ctx, nullptr, "", 2, 1000);
+    for (const Proposal& p : all) {
+      std::string why;
+      CHECK(space.feasible(p.tunables, &why));
+    }
+    CHECK(all.size() == feasible - 1);
+  }
+}
+
+TEST_CASE("configurations in the cache are skipped") {
+  Manifest m = toy_manifest();
+  SearchSpace space(m);
+  ResultCache cache;
+  std::set<std::string> cached;
+  for (uint64_t code : space.feasible_codes()) {
+    Tunables t = space.decode(code);
+    if (code % 2 == 0 && t != defaults_of(m)) {
+      cache.add({"key", t, toy_outcome(t), {}, "earlier", 0});
+      cached.insert(canonical(t));
+    }
+  }
+  // Same tunables under another context must not count.
+  const Tunables elsewhere = {{"TILE", 64}, {"UNROLL", 4}, {"VEC", 2}};
+  REQUIRE(cached.count(canonical(elsewhere)) == 0);
+  cache.add({"other", elsewhere, toy_outcome(elsewhere), {}, "x", 0});
+
+  for (Strategy s : kBoth) {
+    INFO(strategy_name(s));
+    Tuner tuner(m, s, 9, &cache);
+    tuner.set_context_key("key");
+    AgentContext ctx;
+    ctx.incumbent_tunables = defaults_of(m);
+    std::vector<Proposal> all = drive(tuner, ctx, nullptr, "key", 1, 1000);
+    for (const Proposal& p : all) CHECK(cached.count(canonical(p.tunables)) == 0);
+    CHECK(all.size() == 38 - cached.size());
+  }
+}
+
+TEST_CASE("results written by an earlier run's cache are not measured again") {
+  Manifest m = toy_manifest();
+  test::ScratchDir dir;
+  const std::filesystem::path file = dir.path() / "cache" / "results.jsonl";
+  for (Strategy s : kBoth) {
+    INFO(strategy_name(s));
+    std::filesystem::remove_all(dir.path());
+    std::set<std::string> first_run;
+    {
+      ResultCache cache(file);
+      Tuner tuner(m, s, 1, &cache);
+      tuner.set_context_key("key");
+      AgentContext ctx;
+      ctx.incumbent_tunables = defaults_of(m);
+      for (const Proposal& p : drive(tuner, ctx, &cache, "key", 2, 12)) {
+        first_run.insert(canonical(p.tunables));
+      }
+      REQUIRE(first_run.size() == 12);
+    }
+    ResultCache cache(file);  // a new process reading the same file
+    REQUIRE(cache.size() == 12);
+    Tuner tuner(m, s, 1, &cache);
+    tuner.set_context_key("key");
+    AgentContext ctx;
+    ctx.incumbent_tunables = defaults_of(m);
+    std::vector<Proposal> rest = drive(tuner, ctx, &cache, "key", 1, 1000);
+    for (const Proposal& p : rest) CHECK(first_run.count(canonical(p.tunables)) == 0);
+    CHECK(rest.size() == 38 - 12);
+
+    // A new context (say, a new compiler) starts over: nothing in it is known.
+    Tuner fresh(m, s, 1, &cache);
+    fresh.set_context_key("new-compiler");
+    CHECK(drive(fresh, ctx, nullptr, "new-compiler", 4, 1000).size() == 38);
+  }
+}
+
+TEST_CASE("a changed context key restarts the search") {
+  Manifest m = toy_manifest();
+  for (Strategy s : kBoth) {
+    Tuner tuner(m, s, 5, nullptr);
+    AgentContext ctx;
+    ctx.incumbent_tunables = defaults_of(m);
+    tuner.set_context_key("source-1");
+    CHECK(drive(tuner, ctx, nullptr, "source-1", 3, 1000).size() == 38);
+    tuner.set_context_key("source-2");  // the source changed: every point is new again
+    CHECK(drive(tuner, ctx, nullptr, "source-2", 3, 1000).size() == 38);
+  }
+}
+
+TEST_CASE("the same seed gives the same proposals") {
+  Manifest m = toy_manifest();
+  for (Strategy s : kBoth) {
+    INFO(strategy_name(s));
+    auto sequence = [&](unsigned long long seed) {
+      Tuner tuner(m, s, seed, nullptr);
+      AgentContext ctx;
+      ctx.incumbent_tunables = defaults_of(m);
+      std::vector<std::string> out;
+      for (const Proposal& p : drive(tuner, ctx, nullptr, "", 2, 20)) out.push_back(canonical(p.tunables));
+      return out;
+    };
+    CHECK(sequence(11) == sequence(11));
+    CHECK(sequence(11) != sequence(12));
+  }
+}
+
+TEST_CASE("the idea names each change from the incumbent") {
+  Manifest m = toy_manifest();
+  m.tunables[0].values = {16, 64};
+  m.tunables[2].values = {1};
+  Tuner tuner(m, Strategy::Random, 0, nullptr);
+  AgentContext ctx;
+  ctx.incumbent_tunables = {{"TILE", 16}, {"UNROLL", 1}, {"VEC", 1}};
+  std::set<std::string> ideas;
+  for (const Proposal& p : tuner.propose(ctx, 10)) ideas.insert(p.idea);
+  CHECK(ideas == std::set<std::string>{"UNROLL 1→2", "UNROLL 1→4", "TILE 16→64",
+                                       "TILE 16→64, UNROLL 1→2", "TILE 16→64, UNROLL 1→4"});
+}
+
+TEST_CASE("a partial incumbent takes the declared defaults") {
+  Manifest m = toy_manifest();
+  Tuner tuner(m, Strategy::Evolution, 0, nullptr);
+  AgentContext ctx;  // no incumbent tunables at all
+  std::vector<Proposal> got = tuner.propose(ctx, 100);
+  CHECK(got.size() == 38);
+  for (const Proposal& p : got) CHECK(p.tunables != defaults_of(m));
+}
+
+// 8^5 points: random proposals would land anywhere; evolution, seeded from the
+// cache, should work next to the best configuration an earlier run measured, and
+// never next to one that failed verification, however fast it was.
+TEST_CASE("evolution breeds from the best cached results of the same context") {
+  Manifest m;
+  for (const char* name : {"A", "B", "C", "D", "E"}) {
+    m.tunables.push_back({name, {0, 1, 2, 3, 4, 5, 6, 7}, 0, ""});
+  }
+  SearchSpace space(m);
+  const Tunables best = {{"A", 6}, {"B", 1}, {"C", 5}, {"D", 2}, {"E", 6}};
+  const Tunables wrong = {{"A", 1}, {"B", 6}, {"C", 1}, {"D", 6}, {"E", 1}};
+  auto distance = [&](const Tunables& t, const Tunables& to) {
+    long long d = 0;
+    for (const auto& [name, v] : t) d += std::llabs(v - to.at(name));
+    return d;
+  };
+  ResultCache cache;
+  std::mt19937_64 rng(1);
+  for (int i = 0; i < 30; ++i) {
+    Tunables t = space.random_point(rng);
+    Outcome o;
+    o.decision = "discard";
+    o.quick_geomean_us = 100.0 + static_cast<double>(distance(t, best));
+    cache.add({"key", t, o, {}, "earlier", i});
+  }
+  Outcome top;
+  top.decision = "discard";
+  top.quick_geomean_us = 50.0;
+  cache.add({"key", best, top, {}, "earlier", 99});
+  Outcome cheat;
+  cheat.decision = "wrong";
+  cheat.quick_geomean_us = 1.0;
+  cache.add({"key", wrong, cheat, {}, "earlier", 100});
+
+  // Over several seeds, so the check is about the strategy and not one lucky draw.
+  int near = 0, near_wrong = 0;
+  for (unsigned long long seed = 1; seed <= 10; ++seed) {
+    Tuner tuner(m, Strategy::Evolution, seed, &cache);
+    tuner.set_context_key("key");
+    AgentContext ctx;
+    ctx.incumbent_tunables = defaults_of(m);  // far from the best: all zeros
+    std::vector<Proposal> got = tuner.propose(ctx, 10);
+    REQUIRE(got.size() == 10);
+    for (const Proposal& p : got) {
+      near += distance(p.tunables, best) <= 3 ? 1 : 0;
+      near_wrong += distance(p.tunables, wrong) <= 3 ? 1 : 0;
+    }
+  }
+  INFO(near << " of 100 proposals within 3 steps of the cached best, " << near_wrong
+            << " of the wrong one");
+  CHECK(near >= 20);  // a uniform draw lands that close about once in 2,000
+  CHECK(near_wrong <= 1);
+}
+
+TEST_CASE("a package without tunables gives the tuner nothing to propose") {
+  Manifest m;
+  for (Strategy s : {Strategy::Random, Strategy::Evolution}) {
+    Tuner tuner(m, s, 1, nullptr);
+    AgentContext ctx;
+    CHECK(tuner.propose(ctx, 4).empty());
+  }
+}
+
+}  // namespace
+}  // namespace ar
