@@ -47,11 +47,15 @@ std::vector<fs::path> harness_inputs(const Manifest& m, const Paths& p) {
     auto h = files_in(d, {".h", ".hpp", ".cuh"});
     out.insert(out.end(), h.begin(), h.end());
   }
+  // The package's protected sources and headers (the manifest is not compiled
+  // in: the workloads and tolerances have their own hash).
   for (const auto& e : fs::directory_iterator(m.dir)) {
     if (!e.is_regular_file()) continue;
     std::string rel = e.path().filename().string();
+    std::string ext = e.path().extension().string();
+    bool source = ext == ".h" || ext == ".hpp" || ext == ".cuh" || ext == ".cpp" || ext == ".cc" || ext == ".cu";
     bool editable = std::find(m.editable.begin(), m.editable.end(), rel) != m.editable.end();
-    if (!editable && rel != m.tunables_file) out.push_back(e.path());
+    if (source && !editable) out.push_back(e.path());
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -74,7 +78,7 @@ std::string harness_hash(const Manifest& m, const Paths& p, const Toolchain& tc)
 fs::path build_harness(const Manifest& m, const Paths& p, const Toolchain& tc, ProcessRunner& runner,
                        const std::atomic<bool>* cancel) {
   std::string hash = harness_hash(m, p, tc);
-  fs::path dir = p.harness_cache() / (m.name + "-" + hash);
+  fs::path dir = p.harness_cache() / (std::string(backend_dir(m)) + "-" + hash);
   fs::path exe = dir / "harness";
   if (fs::exists(exe)) return exe;
   fs::create_directories(dir);

@@ -22,6 +22,13 @@ fs::path find_home() {
 #endif
 }
 
+fs::path Paths::harness_cache() const {
+  if (const char* c = std::getenv("AUTORESEARCH_CACHE"); c && *c) return fs::path(c) / "harness";
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "autoresearch" / "harness";
+  if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "autoresearch" / "harness";
+  return state() / "harness";
+}
+
 fs::path find_repo(const fs::path& start) {
   fs::path p = fs::absolute(start);
   for (fs::path q = p; !q.empty(); q = q.parent_path()) {

@@ -16,7 +16,10 @@ struct Paths {
   std::filesystem::path runs() const { return state() / "runs"; }
   std::filesystem::path run_dir(const std::string& run_id) const { return runs() / run_id; }
   std::filesystem::path cache_file() const { return state() / "cache" / "results.jsonl"; }
-  std::filesystem::path harness_cache() const { return state() / "harness"; }
+  // Harness builds are shared by every checkout on the machine (they are keyed
+  // by the hash of everything they are built from): AUTORESEARCH_CACHE, else
+  // $XDG_CACHE_HOME/autoresearch, else ~/.cache/autoresearch.
+  std::filesystem::path harness_cache() const;
 };
 
 // AUTORESEARCH_HOME, else the source tree the binary was built from.

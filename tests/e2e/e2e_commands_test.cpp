@@ -1,0 +1,58 @@
+// `verify`, `bench`, `doctor` and usage errors, end to end.
+#include "catch.h"
+#include "e2e_support.h"
+
+using e2e::run_cli;
+using e2e::TempRepo;
+
+TEST_CASE("verify passes a correct kernel (exit 0) and fails a wrong one (exit 5)") {
+  TempRepo repo({"planted"});
+  auto ok = run_cli(repo, {"verify", "--kernel", "planted", "--json"});
+  INFO(ok.err);
+  REQUIRE(ok.exit_code == 0);
+  auto j = nlohmann::json::parse(ok.out);
+  CHECK(j["pass"] == true);
+  CHECK(j["workloads"].size() >= 4);   // three declared and the hidden one
+
+  auto wrong = run_cli(repo, {"verify", "--kernel", "planted", "--set", "MODE=4"});
+  CHECK(wrong.exit_code == 5);
+  CHECK(wrong.out.find("FAIL") != std::string::npos);
+
+  auto crash = run_cli(repo, {"verify", "--kernel", "planted", "--set", "MODE=2"});
+  CHECK(crash.exit_code == 5);
+
+  auto bad = run_cli(repo, {"verify", "--kernel", "planted", "--set", "MODE=9"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("MODE=9 is not an allowed value") != std::string::npos);
+}
+
+TEST_CASE("bench prints the per-workload table with roofline positions, or JSON") {
+  TempRepo repo({"planted"});
+  auto r = run_cli(repo, {"bench", "--kernel", "planted", "--min-seconds", "0.05", "--max-seconds", "0.5"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("sq128") != std::string::npos);
+  CHECK(r.out.find("roofline") != std::string::npos);
+  auto j = run_cli(repo, {"bench", "--kernel", "planted", "--json", "--min-seconds", "0.05", "--max-seconds", "0.5"});
+  REQUIRE(j.exit_code == 0);
+  auto doc = nlohmann::json::parse(j.out);
+  REQUIRE(doc["bench"]["workloads"].size() == 2);
+  CHECK(doc["bench"]["workloads"][0].contains("pct_of_roofline"));
+}
+
+TEST_CASE("usage errors exit 2 with a message that names what is wrong") {
+  TempRepo repo({"planted"});
+  auto goal = run_cli(repo, {"run", "--kernel", "planted", "--goal", "fast"});
+  CHECK(goal.exit_code == 2);
+  CHECK(goal.err.find("--goal") != std::string::npos);
+  auto flag = run_cli(repo, {"run", "--kernel", "planted", "--max-itres", "3"});
+  CHECK(flag.exit_code == 2);
+  auto noresume = run_cli(repo, {"run", "--resume", "nothing-here"});
+  CHECK(noresume.exit_code == 2);
+  CHECK(noresume.err.find("no run 'nothing-here'") != std::string::npos);
+  auto nolog = run_cli(repo, {"log"});
+  CHECK(nolog.exit_code == 2);
+  auto help = run_cli(repo, {"run", "--help"});
+  CHECK(help.exit_code == 0);
+  CHECK(help.out.find("--max-iters") != std::string::npos);
+}
