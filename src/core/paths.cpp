@@ -23,7 +23,7 @@ fs::path find_home() {
 }
 
 fs::path Paths::harness_cache() const {
-  if (const char* c = std::getenv("AUTORESEARCH_CACHE"); c && *c) return fs::path(c) / "harness";
+  if (const char* c = std::getenv("AUTORESEARCH_CACHE_DIR"); c && *c) return fs::path(c) / "harness";
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "autoresearch" / "harness";
   if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "autoresearch" / "harness";
   return state() / "harness";

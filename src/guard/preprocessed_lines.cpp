@@ -153,6 +153,18 @@ SplitSource split_preprocessed(const std::string& text, const EditableFiles& fil
   };
   std::map<std::string, Renamed> renamed;
   int line_offset = 0;
+  // A flagless switch from an editable file into <built-in> is let through as a
+  // prologue (see below) on the understanding that the prologue leads back to that
+  // same file, as a compiler's always does. Any other way out of the pseudo-files
+  // into a real file is a #line that hides what follows (`#line 0 "<built-in>"`
+  // then `#line 1 "/usr/include/stdio.h"`): reported on the editable file's line.
+  struct PseudoOrigin {
+    int index;          // the editable file that switched into the pseudo-files
+    std::string name;   // its name as the marker gave it
+    int line;           // its line that switched
+    int marker_line;    // the line number the switch gave the pseudo-file
+  };
+  std::optional<PseudoOrigin> origin;
 
   auto where = [&](int line) { return files.display_name(cur) + ":" + std::to_string(line); };
   auto enter = [&](const std::string& name) {
@@ -191,6 +203,17 @@ SplitSource split_preprocessed(const std::string& text, const EditableFiles& fil
             renamed.emplace(*m->file, Renamed{cur, line_offset});
             cur_name = *m->file;
           } else {
+            if (origin && is_pseudo_file(cur_name) && !is_pseudo_file(*m->file) && !m->has_flag(1)) {
+              if (*m->file != origin->name && files.find(*m->file) != origin->index) {
+                int at = origin->line + 1 + (cur_line - origin->marker_line);
+                out.findings.push_back({kRuleLineDirective, files.display_name(origin->index) + ":" +
+                                                                std::to_string(at),
+                                        std::string(line)});
+              }
+              origin.reset();
+            }
+            if (prologue && !push_or_pop && cur >= 0 && !is_pseudo_file(cur_name) && is_pseudo_file(*m->file))
+              origin = PseudoOrigin{cur, cur_name, cur_line, m->line};
             if (m->has_flag(1) && is_device_path(*m->file) && reported.insert(*m->file).second)
               out.findings.push_back({kRuleIo, cur >= 0 ? where(cur_line) : *m->file,
                                       "#include \"" + *m->file + "\""});

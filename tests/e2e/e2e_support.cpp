@@ -22,7 +22,7 @@ namespace {
 
 std::map<std::string, std::string> test_env() {
   return {{"AUTORESEARCH_HOME", AR_SOURCE_DIR},
-          {"AUTORESEARCH_CACHE", AR_E2E_CACHE},
+          {"AUTORESEARCH_CACHE_DIR", AR_E2E_CACHE},
           {"NO_COLOR", "1"},
           {"GIT_CONFIG_GLOBAL", "/dev/null"},
           {"GIT_CONFIG_SYSTEM", "/dev/null"}};

@@ -17,7 +17,7 @@ struct Paths {
   std::filesystem::path run_dir(const std::string& run_id) const { return runs() / run_id; }
   std::filesystem::path cache_file() const { return state() / "cache" / "results.jsonl"; }
   // Harness builds are shared by every checkout on the machine (they are keyed
-  // by the hash of everything they are built from): AUTORESEARCH_CACHE, else
+  // by the hash of everything they are built from): AUTORESEARCH_CACHE_DIR, else
   // $XDG_CACHE_HOME/autoresearch, else ~/.cache/autoresearch.
   std::filesystem::path harness_cache() const;
 };

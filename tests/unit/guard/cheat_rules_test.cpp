@@ -428,4 +428,18 @@ TEST_CASE("line markers forged to hide code") {
     INFO(describe(r));
     CHECK(has_rule(r, "line-directive"));
   }
+  SECTION("#line 0 to <built-in> after code (a next unit's prologue, forged), then out to a header") {
+    // Line 0 into <built-in> is how a concatenated next unit starts; a real one goes
+    // back to its own file, this one leaves for a system header to hide line 4.
+    std::string body =
+        "__global__ void k(float* o) { o[0] = 1.f; }\n"
+        "#line 0 \"<built-in>\"\n"
+        "#line 1 \"/usr/include/stdio.h\"\n"
+        "__device__ float g_cache[1024];\n";
+    auto r = scan(body);
+    INFO(describe(r));
+    CHECK_FALSE(r.pass);
+    REQUIRE(has_rule(r, "line-directive"));
+    CHECK(r.findings.front().where == "kernel.cu:3");
+  }
 }
