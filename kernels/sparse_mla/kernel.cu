@@ -37,6 +37,10 @@
 #ifndef KV_STAGES
 #define KV_STAGES 1          // 2: gather the next tile (cp.async) while computing this one
 #endif
+#ifndef LDMATRIX
+#define LDMATRIX 0           // 1: load Q, K and P fragments with ldmatrix (one instruction per
+                             // four 8x8 matrices) instead of one 32-bit load per register
+#endif
 
 namespace {
 
@@ -158,9 +162,24 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t r[4], const void* p) 
                : "r"(smem_addr(p)));
 }
 
+#if LDMATRIX
+__device__ __forceinline__ void ldmatrix_x4(uint32_t r[4], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr(p)));
+}
+
+__device__ __forceinline__ void ldmatrix_x2(uint32_t r[2], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(smem_addr(p)));
+}
+
+#else
 __device__ __forceinline__ uint32_t ld_u32(const __nv_bfloat16* p) {
   return *reinterpret_cast<const uint32_t*>(p);
 }
+#endif
 
 __device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
   __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
@@ -249,6 +268,34 @@ __device__ __forceinline__ void qk_tile(const __nv_bfloat16* Qs, const __nv_bflo
 #pragma unroll
   for (int n = 0; n < NT_PER_WARP; ++n) acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.f;
 
+#if LDMATRIX
+  // A (Q): lanes 0-15 address rows 0-15 of the m-tile at column d, lanes 16-31
+  // the same rows at d + 8, giving a0..a3 in mma order. B (K rows = n): lanes
+  // 0-7 keys 0-7 at d, 8-15 keys 0-7 at d + 8, 16-23 keys 8-15 at d, 24-31 keys
+  // 8-15 at d + 8: registers 0,1 are one n-tile's b0,b1 and 2,3 the next one's.
+  const int lane = threadIdx.x & 31;
+  const __nv_bfloat16* qa = Qs + (mt * 16 + (lane & 15)) * ROW + (lane >> 4) * 8;
+  const __nv_bfloat16* kb = Ks + (n_first + (lane & 7) + (lane >> 4) * 8) * ROW + ((lane >> 3) & 1) * 8;
+  const __nv_bfloat16* kb_one = Ks + (n_first + (lane & 7)) * ROW + ((lane >> 3) & 1) * 8;
+#pragma unroll 2
+  for (int kk = k_lo; kk < k_hi; ++kk) {
+    const int d = kk * 16;
+    uint32_t a[4];
+    ldmatrix_x4(a, qa + d);
+#pragma unroll
+    for (int n = 0; n + 1 < NT_PER_WARP; n += 2) {
+      uint32_t b[4];
+      ldmatrix_x4(b, kb + n * 8 * ROW + d);
+      mma_bf16(acc[n], a, b[0], b[1]);
+      mma_bf16(acc[n + 1], a, b[2], b[3]);
+    }
+    if constexpr (NT_PER_WARP % 2 == 1) {
+      uint32_t b[2];
+      ldmatrix_x2(b, kb_one + (NT_PER_WARP - 1) * 8 * ROW + d);
+      mma_bf16(acc[NT_PER_WARP - 1], a, b[0], b[1]);
+    }
+  }
+#else
   const __nv_bfloat16* qa = Qs + (mt * 16 + g) * ROW + 2 * t4;
   const __nv_bfloat16* kb = Ks + (n_first + g) * ROW + 2 * t4;
 #pragma unroll 2
@@ -262,6 +309,7 @@ __device__ __forceinline__ void qk_tile(const __nv_bfloat16* Qs, const __nv_bflo
       mma_bf16(acc[n], a, ld_u32(kp), ld_u32(kp + 8));
     }
   }
+#endif
 
   float* s0 = Ss + (ks * HB + mt * 16 + g) * SROW + n_first + 2 * t4;
 #pragma unroll
@@ -334,11 +382,15 @@ __device__ __forceinline__ void pv_tile(float (&o)[MT][NV][4], const __nv_bfloat
     uint32_t a[MT][4];
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) {
+#if LDMATRIX
+      ldmatrix_x4(a[mt], Ps + (mt * 16 + (lane & 15)) * PROW + kk * 16 + (lane >> 4) * 8);
+#else
       const __nv_bfloat16* pa = Ps + (mt * 16 + g) * PROW + kk * 16 + 2 * t4;
       a[mt][0] = ld_u32(pa);
       a[mt][1] = ld_u32(pa + 8 * PROW);
       a[mt][2] = ld_u32(pa + 8);
       a[mt][3] = ld_u32(pa + 8 * PROW + 8);
+#endif
     }
     // ldmatrix.x4.trans: lanes 0-7 / 8-15 address keys 0-7 / 8-15 of columns
     // [c, c+8), lanes 16-31 the same keys of [c+8, c+16): registers 0,1 are the
