@@ -26,13 +26,21 @@ constexpr size_t kSweepParents = 4;
 }  // namespace
 
 std::optional<Tunables> Tuner::next_evolution(const AgentContext& ctx) {
-  // Exploration first: alternate a step from the incumbent (the local slope) with
-  // a random point (the global picture) until there is a population to breed from.
+  // When the incumbent is the best configuration known (the driver reports its
+  // fitness; it was kept, or it is the start), its one-step neighbourhood is where the next win most likely is:
+  // sweep all of it before breeding, with every fourth proposal a random point
+  // for the global picture. A keep moves the incumbent and starts a new sweep.
+  // (Breeding only from measured losers once missed a one-step gain next to the
+  // start for a whole run.)
+  ++proposals_;
+  double best_scored = 1e300;
+  for (const auto& [t, fitness] : scored_) best_scored = std::min(best_scored, fitness);
+  bool incumbent_is_best = scored_.empty() || (ctx.incumbent_quick_geomean_us &&
+                                               *ctx.incumbent_quick_geomean_us <= best_scored);
+  if (incumbent_is_best && proposals_ % 4 != 0)
+    if (auto t = explore_near(incumbent_)) return t;
   const int warmup = 2 + static_cast<int>(m_.tunables.size());
-  if (explored_ < warmup || scored_.empty()) {
-    std::optional<Tunables> t = explored_ % 2 == 0 ? explore_near(incumbent_) : std::nullopt;
-    return t ? t : next_random();
-  }
+  if (explored_ < warmup || scored_.empty()) return next_random();
   if (detail::chance(rng_, kGlobal)) return next_random();
   if (auto t = breed()) return t;
   if (auto t = sweep_best_neighbourhoods()) return t;

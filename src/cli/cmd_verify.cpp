@@ -53,7 +53,8 @@ CommandAction add_verify_command(CLI::App& sub) {
     } else {
       for (const auto& w : v.workloads) {
         std::string worst;
-        for (const auto& [out, e] : w.value("worst", nlohmann::json::object()).items())
+        const nlohmann::json worst_by_output = w.value("worst", nlohmann::json::object());   // items() must not outlive it
+        for (const auto& [out, e] : worst_by_output.items())
           worst += fmt::format("  {}: max abs {:.2e}, max rel {:.2e}", out, e.value("max_abs_err", 0.0),
                                e.value("max_rel_err", 0.0));
         std::cout << fmt::format("{:<5} {:<28}{}\n", w.value("pass", false) ? "ok" : "FAIL",

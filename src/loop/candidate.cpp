@@ -34,10 +34,10 @@ std::string decision_for(StepStatus s, const std::string& reason) {
   return "error";
 }
 
-double geomean_candidate_us(const MeasureOutcome& r) {
+double geomean_us(const MeasureOutcome& r, bool candidate) {
   if (r.pairs.empty()) return 0;
   double s = 0;
-  for (const auto& p : r.pairs) s += std::log(summarize(p.candidate_us).median);
+  for (const auto& p : r.pairs) s += std::log(summarize(candidate ? p.candidate_us : p.incumbent_us).median);
   return std::exp(s / r.pairs.size());
 }
 
@@ -229,7 +229,8 @@ class CandidateRun {
                           screen_sampling(ctx_.cfg), seed_ ^ 0x5151, kCandidateSlot, ctx_.cfg);
     if (!measured(r, "screen")) return false;
     rec_["screen"] = comparison_json(ctx_, quick, r);
-    quick_us_ = geomean_candidate_us(r);
+    quick_us_ = geomean_us(r, true);
+    ctx_.incumbent_quick_us = geomean_us(r, false);
     for (const auto& p : r.pairs) medians_[p.workload] = summarize(p.candidate_us).median;
     auto v = judge_screen(r.comparison, ctx_.rule);
     if (!v.pass) {
@@ -321,6 +322,7 @@ class CandidateRun {
     ctx_.vs_baseline = vs_base;
     ctx_.keeps++;
     ctx_.last_keep_id = id_;
+    ctx_.incumbent_quick_us = quick_us_;
     if (ctx_.incumbent.source_hash != ctx_.cache_context.source_hash) {
       // New source: results measured on the old one no longer describe it.
       ctx_.cache_context.source_hash = ctx_.incumbent.source_hash;

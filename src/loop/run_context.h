@@ -73,6 +73,7 @@ struct RunContext {
 
   std::filesystem::path baseline_artifact;
   Incumbent incumbent;
+  std::optional<double> incumbent_quick_us; // the incumbent's side of the latest screen
   double aa_half_width = 0;
   int aa_measured_at = 0;                 // candidate id when the A/A spread was last measured
   double vs_baseline = 1;                 // best vs baseline, from the latest interleaved measurement

@@ -37,6 +37,7 @@ AgentContext agent_context(const RunContext& ctx) {
   a.manifest = &ctx.manifest;
   a.incumbent_tunables = ctx.incumbent.tunables;
   a.incumbent_source_hash = ctx.incumbent.source_hash;
+  a.incumbent_quick_geomean_us = ctx.incumbent_quick_us;
   size_t from = ctx.history.size() > 50 ? ctx.history.size() - 50 : 0;
   a.history.assign(ctx.history.begin() + from, ctx.history.end());
   a.package_dir = ctx.package_dir;

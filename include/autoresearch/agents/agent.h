@@ -48,6 +48,9 @@ struct AgentContext {
   const Manifest* manifest = nullptr;
   Tunables incumbent_tunables;
   std::string incumbent_source_hash;            // hash of the editable sources (not the tunables)
+  // The incumbent's fitness (geometric-mean µs over the quick workloads), from
+  // its side of the latest screen; absent before the first one.
+  std::optional<double> incumbent_quick_geomean_us;
   std::vector<ExperimentSummary> history;       // oldest first, most recent last
   std::filesystem::path package_dir;            // the package inside the run's worktree
   int iteration = 0;

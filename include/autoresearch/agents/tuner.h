@@ -87,6 +87,7 @@ class Tuner : public Agent {
   std::optional<std::string> active_key_;   // the context the state below belongs to
   Tunables incumbent_;                      // from the latest propose() call
   int explored_ = 0;                        // proposals + cached results in this context
+  long long proposals_ = 0;                 // evolution proposals made (every fourth is random)
   // Random strategy on a small space: the feasible points, drawn without replacement.
   std::vector<uint64_t> pool_;
   bool pool_ready_ = false;
