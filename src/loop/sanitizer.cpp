@@ -2,6 +2,9 @@
 // smallest workload, in a fresh harness process: out-of-bounds reads and
 // shared-memory races can pass a numeric check by luck, and a kept commit must
 // not carry them.
+#include <regex>
+#include <sstream>
+
 #include <fmt/format.h>
 
 #include "autoresearch/util/subprocess.h"
@@ -32,6 +35,29 @@ std::string sanitizer_path() {
 }
 
 }  // namespace
+
+std::optional<std::string> sanitizer_finding(const std::string& output, int exit_code) {
+  // "========= ERROR SUMMARY: 3 errors" (memcheck) or
+  // "========= RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings)".
+  static const std::regex summary(R"((ERROR SUMMARY: (\d+) error)|(\((\d+) errors?, \d+ warnings?\)))");
+  long long errors = 0;
+  bool seen = false;
+  for (auto it = std::sregex_iterator(output.begin(), output.end(), summary); it != std::sregex_iterator(); ++it) {
+    seen = true;
+    errors += std::stoll((*it)[2].matched ? (*it)[2].str() : (*it)[4].str());
+  }
+  if (!seen && exit_code != 99) return std::nullopt;
+  if (errors == 0 && exit_code != 99) return std::nullopt;
+  // The first reported problem, not the banner.
+  std::istringstream in(output);
+  std::string line, excerpt;
+  while (std::getline(in, line)) {
+    if (line.rfind("========= ", 0) != 0 || line.find("COMPUTE-SANITIZER") != std::string::npos) continue;
+    excerpt += line.substr(10) + "\n";
+    if (excerpt.size() > 500) break;
+  }
+  return fmt::format("{} error(s): {}", errors, excerpt.empty() ? std::string("(exit status 99)") : excerpt);
+}
 
 std::optional<std::string> run_sanitizers(RunContext& ctx, const std::filesystem::path& artifact, std::string* note) {
   if (ctx.manifest.backend != Backend::Cuda) {
@@ -69,15 +95,8 @@ std::optional<std::string> run_sanitizers(RunContext& ctx, const std::filesystem
       return std::nullopt;
     }
     // The harness prints protocol replies on stdout; the sanitizer reports on stdout too.
-    std::string all = r.out + "\n" + r.err;
-    auto summary = all.find("ERROR SUMMARY:");
-    bool errors = r.exit_code == 99 ||
-                  (summary != std::string::npos && all.compare(summary, 17, "ERROR SUMMARY: 0") != 0);
-    if (errors) {
-      auto first = all.find("========= ");
-      std::string excerpt = all.substr(first == std::string::npos ? 0 : first, 600);
-      return fmt::format("{} on {}: {}", t, w.name, excerpt);
-    }
+    if (auto finding = sanitizer_finding(r.out + "\n" + r.err, r.exit_code))
+      return fmt::format("{} on {}: {}", t, w.name, *finding);
     done += std::string(t) + " clean; ";
   }
   *note = done + "on " + w.name;

@@ -47,6 +47,9 @@ std::string commit_message(const RunContext& ctx, int id, const Proposal& p, con
 std::optional<std::string> run_sanitizers(RunContext& ctx, const std::filesystem::path& artifact,
                                           std::string* note);
 
+// Parses compute-sanitizer output: nullopt when it reports no errors.
+std::optional<std::string> sanitizer_finding(const std::string& output, int exit_code);
+
 // final.cpp
 int finish_run(RunContext& ctx, const std::string& stop_reason, bool interrupted);
 
