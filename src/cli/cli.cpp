@@ -18,6 +18,10 @@ const CommandSpec kCommands[] = {
     {"bench", "build, verify and benchmark the current source once; print the per-workload table",
      add_bench_command},
     {"verify", "build the current source and check it on every workload (correctness only)", add_verify_command},
+    {"calibrate",
+     "measure the keep rule on this machine: false keeps of the kernel against itself, or its power on a "
+     "planted speedup",
+     add_calibrate_command},
     {"log", "the experiments of a run, one line each (--json for machines, --follow to tail)", add_log_command},
     {"doctor", "what is present (GPU, driver, compilers, git, sanitizer, LLM keys) and how to fix what is not",
      add_doctor_command},

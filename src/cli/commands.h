@@ -20,6 +20,7 @@ struct CommandSpec {
 CommandAction add_run_command(CLI::App& sub);
 CommandAction add_bench_command(CLI::App& sub);
 CommandAction add_verify_command(CLI::App& sub);
+CommandAction add_calibrate_command(CLI::App& sub);
 CommandAction add_log_command(CLI::App& sub);
 CommandAction add_doctor_command(CLI::App& sub);
 

@@ -126,14 +126,17 @@ static std::vector<double> numbers(const nlohmann::json& j) {
 
 MeasureOutcome measure_pair(HarnessSession& h, const std::string& a, const std::string& b,
                             const std::vector<Workload>& workloads, const Manifest& m, const Sampling& s,
-                            unsigned long long seed, const std::string& replay_slot, const RunConfig& cfg) {
+                            unsigned long long seed, const std::string& replay_slot, const RunConfig& cfg,
+                            const std::optional<PairPad>& pad) {
   MeasureOutcome out;
   auto timeout = std::chrono::milliseconds(static_cast<long long>((s.max_seconds * 1.5 + cfg.bench_timeout_s) * 1000));
   nlohmann::json replay = nullptr;
   if (!replay_slot.empty()) replay = {{"slot", replay_slot}, {"tolerances", tolerances_json(m)}};
   for (size_t i = 0; i < workloads.size(); ++i) {
     const auto& w = workloads[i];
-    auto r = h.bench({a, b}, workload_request(w), seed + i * 104729, s, replay, timeout);
+    std::optional<TimingPad> timing_pad;
+    if (pad && i < pad->us.size()) timing_pad = TimingPad{pad->slot, pad->us[i]};
+    auto r = h.bench({a, b}, workload_request(w), seed + i * 104729, s, replay, timeout, timing_pad);
     out.status = status_of(r);
     if (out.status != StepStatus::Ok) {
       out.failed_workload = w.name;

@@ -36,7 +36,8 @@ HarnessReply HarnessSession::verify(const std::string& slot, const nlohmann::jso
 
 HarnessReply HarnessSession::bench(const std::vector<std::string>& slots, const nlohmann::json& workload,
                                    unsigned long long seed, const Sampling& s,
-                                   const nlohmann::json& replay_check, std::chrono::milliseconds timeout) {
+                                   const nlohmann::json& replay_check, std::chrono::milliseconds timeout,
+                                   const std::optional<TimingPad>& pad) {
   nlohmann::json req = {{"cmd", "bench"},
                         {"slots", slots},
                         {"workload", workload},
@@ -48,6 +49,7 @@ HarnessReply HarnessSession::bench(const std::vector<std::string>& slots, const 
                         {"max_samples", s.max_samples},
                         {"target_rel_ci", s.target_rel_ci}};
   if (!replay_check.is_null()) req["replay_check"] = replay_check;
+  if (pad) req["pad"] = {{"slot", pad->slot}, {"us", pad->us}};
   return call(req, timeout);
 }
 

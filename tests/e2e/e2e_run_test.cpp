@@ -1,6 +1,7 @@
 // `autoresearch run` end to end on CPU packages, in throwaway git repositories.
 #include <signal.h>
 
+#include <fstream>
 #include <set>
 
 #include "catch.h"

@@ -5,7 +5,8 @@ independent — a failure is reported and the next step runs:
 
   1. hello
   2. verify of the default kernel on every manifest workload
-  3. bench A/A (the default against itself) on the quick workloads, with a replay check
+  3. bench A/A (the default against itself) on the quick workloads, with a replay check,
+     then a bench with a timing pad (the median difference must be about the pad)
   4. the planted cheats (tests/gpu/cheats): each must be caught; honest.cu must pass
   5. compute-sanitizer memcheck (and racecheck) on the smallest workload
 
@@ -239,6 +240,31 @@ def main():
                 f" | SM {r.get('clock', {}).get('mean_sm_mhz', -1):.0f} MHz | replay {'pass' if rc.get('pass') else 'FAIL'}"
                 f" | {r.get('seconds', 0):.1f} s")
     rep.result("bench A/A", aa_ok, ", ".join(quick))
+
+    # 3b. the timing pad (`calibrate`'s planted speedup): slot a carries a
+    # known spin inside its timed region; b gets the zero-cycle spin, so the
+    # difference of the medians is the pad alone.
+    rep.say("== bench with a timing pad on slot a (calibrate's planted speedup)")
+    pad_ok = True
+    for name, pad_us in ((quick[0], 2.0), (quick[0], 20.0)) if quick else ():
+        req = {"cmd": "bench", "slots": ["a", "b"], "workload": wl(name), "seed": args.seed + 1, "cold": True,
+               "min_samples": 20, "min_seconds": 0.5, "max_seconds": 6, "target_rel_ci": 0.005,
+               "pad": {"slot": "a", "us": pad_us}}
+        r = h.request(req, timeout=90)
+        rep.log("bench pad", req, r)
+        if not r.get("ok"):
+            rep.say(f"   {name:18s} pad {pad_us} us ERROR {r.get('kind')}: {r.get('error', '')[:200]}")
+            pad_ok = False
+            continue
+        ma, mb = median(r["samples"].get("a", [])), median(r["samples"].get("b", []))
+        # Paired: the median of the per-round differences cancels drift.
+        diffs = [x - y for x, y in zip(r["samples"].get("a", []), r["samples"].get("b", []))]
+        d = median(diffs)
+        ok = 0.7 * pad_us <= d <= 1.3 * pad_us + 0.5
+        pad_ok = pad_ok and ok
+        rep.say(f"   {name:18s} pad {pad_us:5.1f} us: a {ma:9.2f} us, b {mb:9.2f} us, median a-b {d:7.2f} us"
+                f" ({'ok' if ok else 'OFF'}; SM {r.get('clock', {}).get('mean_sm_mhz', -1):.0f} MHz)")
+    rep.result("bench timing pad", pad_ok, "median a-b within 0.7-1.3x the pad")
 
     # 4. cheats
     rep.say("== planted cheats (each must be caught; honest must pass)")

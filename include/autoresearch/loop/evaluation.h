@@ -47,12 +47,20 @@ struct MeasureOutcome {
   std::vector<double> mean_sm_mhz;    // per workload, -1 when unknown
 };
 
+// A planted delay per workload for measure_pair (`calibrate` only): slot
+// `slot` is padded by us[i] microseconds on workloads[i].
+struct PairPad {
+  std::string slot;
+  std::vector<double> us;
+};
+
 // Times two slots interleaved on each workload. With `replay_slot`, one timed
-// replay of that slot per workload is verified on re-randomised inputs.
+// replay of that slot per workload is verified on re-randomised inputs. With
+// `pad`, the padded slot is slowed by a known amount (TimingPad).
 MeasureOutcome measure_pair(HarnessSession& h, const std::string& a, const std::string& b,
                             const std::vector<Workload>& workloads, const Manifest& m,
                             const Sampling& s, unsigned long long seed, const std::string& replay_slot,
-                            const RunConfig& cfg);
+                            const RunConfig& cfg, const std::optional<PairPad>& pad = std::nullopt);
 
 Sampling full_sampling(const RunConfig& c);
 Sampling screen_sampling(const RunConfig& c);

@@ -54,6 +54,14 @@ struct Sampling {
   bool cold = true;
 };
 
+// A planted delay (PROTOCOL.md, bench "pad"): every timed sample of `slot`
+// carries `us` more microseconds of busy device time, so the other slot is truly
+// faster by a known amount. A benchmarking aid for `calibrate`, never used by a run.
+struct TimingPad {
+  std::string slot;
+  double us = 0;
+};
+
 // A harness with memory: which artifact sits in which slot, so that after a
 // crash or a hang it restarts the process and reloads everything but the culprit.
 class HarnessSession {
@@ -70,7 +78,7 @@ class HarnessSession {
                       std::chrono::milliseconds timeout);
   HarnessReply bench(const std::vector<std::string>& slots, const nlohmann::json& workload,
                      unsigned long long seed, const Sampling& s, const nlohmann::json& replay_check,
-                     std::chrono::milliseconds timeout);
+                     std::chrono::milliseconds timeout, const std::optional<TimingPad>& pad = std::nullopt);
 
   // After a reply that was not Ok or Error: restart and reload every slot except
   // `culprit` (dropped). false + *error when the restart itself fails.

@@ -19,6 +19,7 @@ constexpr int kWarmupMinRuns = 3;          // per slot: first calls pay for page
 constexpr double kWarmupMaxSeconds = 1.0;  // the clock never came up: measure anyway, rounds get dropped
 constexpr double kUnknownClockWarmupSeconds = 0.05;  // CPU: no clock to watch; long enough for turbo ramp-up
 constexpr double kLowClockFraction = 0.75;
+constexpr double kMaxPadUs = 1e6;   // a planted delay of at most 1 s per sample
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -145,7 +146,27 @@ BenchRequest parse_bench_request(const json& request) {
       throw HarnessError("bad_request", "field 'replay_check.slot': '" + rc.slot + "' is not one of 'slots'", rc.slot);
     rq.replay_check = rc;
   }
+  auto pad = request.find("pad");
+  if (pad != request.end() && !pad->is_null()) {
+    if (!pad->is_object()) throw HarnessError("bad_request", "field 'pad': expected an object {slot, us}");
+    PadRequest p;
+    p.slot = string_field(*pad, "slot");
+    p.us = number_field(*pad, "us", -1);
+    if (std::find(rq.slots.begin(), rq.slots.end(), p.slot) == rq.slots.end())
+      throw HarnessError("bad_request", "field 'pad.slot': '" + p.slot + "' is not one of 'slots'", p.slot);
+    // Bounded so a typo cannot turn every sample into a multi-second spin.
+    if (!(p.us >= 0 && p.us <= kMaxPadUs))
+      throw HarnessError("bad_request", "field 'pad.us': expected microseconds in [0, " +
+                                            std::to_string(static_cast<long long>(kMaxPadUs)) + "]",
+                         p.slot);
+    rq.pad = p;
+  }
   return rq;
+}
+
+double pad_for(const BenchRequest& rq, const std::string& slot) {
+  if (!rq.pad) return kNoPad;
+  return slot == rq.pad->slot ? rq.pad->us : 0.0;
 }
 
 json run_bench(Device& device, Problem& problem, const BenchRequest& rq) {
@@ -163,7 +184,7 @@ json run_bench(Device& device, Problem& problem, const BenchRequest& rq) {
     problem.randomize(r, derive_seed(rq.seed, static_cast<uint64_t>(r)), 0);
     problem.poison_outputs(r);  // first touch of the outputs happens here, not in a sample
   }
-  for (const auto& slot : rq.slots) device.bind(slot, problem, rotations);
+  for (const auto& slot : rq.slots) device.bind(slot, problem, rotations, pad_for(rq, slot));
 
   const double temperature_start = device.temperature_c();
   const double default_mhz = device.default_sm_clock_mhz();
@@ -242,6 +263,7 @@ json run_bench(Device& device, Problem& problem, const BenchRequest& rq) {
   reply["clock"] = clock_summary(mhz, default_mhz);
   reply["temperature_c"] = json{{"start", temperature_start}, {"end", device.temperature_c()}};
   if (rq.replay_check) reply["replay_check"] = std::move(replay_report);
+  if (rq.pad) reply["pad"] = json{{"slot", rq.pad->slot}, {"us", rq.pad->us}};
   reply["seconds"] = seconds_since(start);
   return reply;
 }

@@ -15,6 +15,14 @@ struct ReplayCheckRequest {
   std::vector<Tolerance> tolerances;
 };
 
+// "pad": {"slot": S, "us": X}: every timed sample of S carries X µs of extra
+// busy device time, so the other slots are truly faster by a known amount (a
+// benchmarking aid for measuring the keep rule's power; see PROTOCOL.md).
+struct PadRequest {
+  std::string slot;
+  double us = 0;
+};
+
 struct BenchRequest {
   std::vector<std::string> slots;
   WorkloadRef workload;
@@ -22,7 +30,12 @@ struct BenchRequest {
   bool cold = true;
   StopRule stop;
   std::optional<ReplayCheckRequest> replay_check;
+  std::optional<PadRequest> pad;
 };
+
+// The pad bind() gets for a slot of this request: kNoPad without a "pad", the
+// pad for its slot, and 0 for the others (same fixed cost, no spin).
+double pad_for(const BenchRequest& request, const std::string& slot);
 
 BenchRequest parse_bench_request(const json& request);
 

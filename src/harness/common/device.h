@@ -21,6 +21,9 @@ struct HarnessError : std::runtime_error {
   std::string slot;
 };
 
+// bind()'s pad_us when the slot carries no timing pad.
+inline constexpr double kNoPad = -1;
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -38,7 +41,16 @@ class Device {
   // Binds the slot to the problem's current workload: CUDA runs ar_plan, sizes
   // and allocates the workspace, and captures one graph per rotation (a failed
   // capture throws HarnessError("capture_error")). Called after prepare().
-  virtual void bind(const std::string& slot, Problem& problem, int rotations) = 0;
+  //
+  // pad_us (a benchmarking aid, the bench request's "pad"): kNoPad, or that many
+  // microseconds of extra busy device time inside every timed sample of this
+  // slot (time_once only; run() never pads, so verification and the replay
+  // check's correctness are untouched). CUDA appends a one-thread spin kernel to
+  // the captured graph after the stages; the CPU busy-waits inside the timed
+  // region. A pad of 0 still adds the padding's fixed cost (the CUDA graph's
+  // extra kernel node), so bench gives the unpadded slots of a padded request
+  // pad 0 and the slots differ by the spin alone.
+  virtual void bind(const std::string& slot, Problem& problem, int rotations, double pad_us) = 0;
   // Drops what bind() made (before the problem's buffers are released).
   virtual void unbind_all() = 0;
 

@@ -90,7 +90,7 @@ json run_verify(Device& device, Problem& problem, const VerifyRequest& rq) {
   ProblemSession session(device, problem);
   problem.rotation_bytes(rq.workload.params);  // validates the workload before allocating
   session.prepare(rq.workload.params, 1);
-  device.bind(rq.slot, problem, 1);
+  device.bind(rq.slot, problem, 1, kNoPad);   // verification is never padded
 
   json distributions = json::array();
   bool pass = true;

@@ -16,6 +16,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/device_info.h"
 #include "cuda/nvml.h"
+#include "cuda/pad_kernel.h"
 
 namespace ar::harness {
 
@@ -35,6 +36,7 @@ struct Binding {
   void* workspace = nullptr;
   std::vector<std::vector<unsigned char>> params;   // per rotation, workspace pointer patched in
   std::vector<cudaGraphExec_t> graphs;              // per rotation
+  long long pad_cycles = -1;                        // spin kernel after the stages; < 0: none
 
   Binding() = default;
   Binding(const Binding&) = delete;
@@ -105,7 +107,7 @@ class CudaDevice final : public Device {
 
   bool loaded(const std::string& slot) const override { return slots_.count(slot) != 0; }
 
-  void bind(const std::string& slot, Problem& problem, int rotations) override {
+  void bind(const std::string& slot, Problem& problem, int rotations, double pad_us) override {
     Slot& s = slot_ref(slot);
     s.binding.reset();
     if (rotations < 1) throw HarnessError("bad_request", "bind: rotations must be >= 1", slot);
@@ -147,6 +149,7 @@ class CudaDevice final : public Device {
       b->params[r].assign(p, p + size);
       if (ws_offset >= 0) std::memcpy(b->params[r].data() + ws_offset, &b->workspace, sizeof(void*));
     }
+    if (pad_us >= 0) b->pad_cycles = pad_cycles(pad_us, pad_clock_mhz());
     for (int r = 0; r < rotations; ++r) b->graphs.push_back(capture(*b, r, slot));
     AR_CUDA_CHECK(cudaStreamSynchronize(stream_));
     s.binding = std::move(b);
@@ -279,6 +282,10 @@ class CudaDevice final : public Device {
       launched = launch_stage(b, i, rotation);
       if (launched != CUDA_SUCCESS) failed_stage = i;
     }
+    // The timing pad goes after the stages, inside the graph and so inside the
+    // timed region. A failure here is the harness's, not the candidate's.
+    cudaError_t padded = cudaSuccess;
+    if (launched == CUDA_SUCCESS && b.pad_cycles >= 0) padded = launch_pad_spin(b.pad_cycles, stream_);
     cudaGraph_t graph = nullptr;
     const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);   // always: restores the stream
     auto refuse = [&](const std::string& why) {
@@ -289,6 +296,15 @@ class CudaDevice final : public Device {
       if (is_sticky(launched)) throw_cuda_error(launched, "fault", "cuLaunchKernel", __FILE__, __LINE__);
       refuse("stage " + std::to_string(failed_stage) + ": " +
              describe(launched, "cuLaunchKernel", __FILE__, __LINE__));
+    }
+    if (padded != cudaSuccess) {
+      if (graph) AR_CUDA_WARN(cudaGraphDestroy(graph));
+      if (is_sticky(padded)) throw_cuda_error(padded, "fault", "launch_pad_spin", __FILE__, __LINE__);
+      (void)cudaGetLastError();
+      throw HarnessError("launch_error",
+                         "the bench's timing pad could not be captured: " +
+                             describe(padded, "launch_pad_spin", __FILE__, __LINE__),
+                         slot);
     }
     if (ended != cudaSuccess) {
       if (is_sticky(ended)) throw_cuda_error(ended, "fault", "cudaStreamEndCapture", __FILE__, __LINE__);
@@ -304,6 +320,14 @@ class CudaDevice final : public Device {
     AR_CUDA_CHECK(cudaGraphDestroy(graph));
     AR_CUDA("capture_error", cudaGraphUpload(exec, stream_));
     return exec;
+  }
+
+  // The clock the pad's cycle count assumes: NVML's default (else max) SM
+  // clock, which the bench keeps samples near (rounds under 75% are dropped),
+  // else the CUDA attribute's peak clock.
+  double pad_clock_mhz() {
+    const double mhz = nvml_.default_sm_clock_mhz();
+    return mhz > 0 ? mhz : facts_.peak_sm_mhz;
   }
 
   size_t flush_bytes() const { return std::max(kMinFlushBytes, 2 * facts_.l2_bytes); }

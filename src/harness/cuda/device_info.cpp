@@ -37,6 +37,8 @@ DeviceFacts read_device_facts(int gpu) {
   f.smem_per_block_optin = static_cast<size_t>(attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, gpu));
   f.max_grid_y = attribute(cudaDevAttrMaxGridDimY, gpu);
   f.max_grid_z = attribute(cudaDevAttrMaxGridDimZ, gpu);
+  // cudaDeviceProp::clockRate is gone in CUDA 13; the attribute remains (kHz).
+  f.peak_sm_mhz = attribute(cudaDevAttrClockRate, gpu) / 1000.0;
   AR_CUDA_CHECK(cudaDriverGetVersion(&f.driver_version));
   AR_CUDA_CHECK(cudaRuntimeGetVersion(&f.runtime_version));
   return f;

@@ -16,6 +16,7 @@ struct DeviceFacts {
   size_t memory_bytes = 0;
   size_t smem_per_block_optin = 0;   // the most dynamic + static shared memory one block may use
   int max_grid_y = 0, max_grid_z = 0;
+  double peak_sm_mhz = 0;            // cudaDevAttrClockRate: the fallback when NVML gives no clock
   int driver_version = 0;            // cudaDriverGetVersion, e.g. 13000
   int runtime_version = 0;
 };
