@@ -32,11 +32,10 @@ CommandAction add_bench_command(CLI::App& sub) {
   return [a] {
     Paths paths = discover_paths(std::filesystem::current_path());
     RunConfig cfg = layered_config(a->f, paths, nullptr);
-    RealProcessRunner runner;
-    RealClock clock;
-    TerminalPrinter printer(stderr);
-    World world = real_world(runner, clock, printer, install_stop_signals());
-    OneShot o = prepare_one_shot(world, cfg, a->sets);
+    RealWorld real;
+    TerminalPrinter& printer = real.printer;
+    RealClock& clock = real.clock;
+    OneShot o = prepare_one_shot(real.world, cfg, a->sets);
     auto timed = select_workloads(o.manifest, a->workloads);
     unsigned long long seed = cfg.seed ? cfg.seed : static_cast<unsigned long long>(clock.now_seconds() * 1e6);
 

@@ -64,12 +64,11 @@ CommandAction add_calibrate_command(CLI::App& sub) {
       throw usage_error(fmt::format("--planted: a fraction in [0, {}] (0.02 = 2% faster)", kMaxPlanted));
     Paths paths = discover_paths(std::filesystem::current_path());
     RunConfig cfg = layered_config(a->f, paths, nullptr);
-    RealProcessRunner runner;
-    RealClock clock;
-    TerminalPrinter printer(stderr);
-    World world = real_world(runner, clock, printer, install_stop_signals());
+    RealWorld real;
+    TerminalPrinter& printer = real.printer;
+    RealClock& clock = real.clock;
     Printer& lines = printer;   // through the base: its event() has the default tone
-    OneShot o = prepare_one_shot(world, cfg, {});
+    OneShot o = prepare_one_shot(real.world, cfg, {});
 
     CalibratePlan plan;
     plan.workloads = select_workloads(o.manifest, a->workloads);

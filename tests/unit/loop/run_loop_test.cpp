@@ -9,8 +9,8 @@
 #include "autoresearch/loop/run_loop.h"
 #include "autoresearch/util/errors.h"
 #include "catch.h"
-#include "fakes/fake_process.h"
-#include "fakes/temp_dir.h"
+#include "unit/fakes/fake_process.h"
+#include "unit/fakes/temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace ar;
