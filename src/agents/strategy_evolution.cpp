@@ -27,8 +27,8 @@ constexpr size_t kSweepParents = 4;
 
 std::optional<Tunables> Tuner::next_evolution(const AgentContext& ctx) {
   // When the incumbent is the best configuration known (the driver reports its
-  // fitness; it was kept, or it is the start), its one-step neighbourhood is where the next win most likely is:
-  // sweep all of it before breeding, with every fourth proposal a random point
+  // fitness; it was kept, or it is the start), its one-step neighbourhood is
+  // where the next win most likely is: sweep all of it before breeding, with every fourth proposal a random point
   // for the global picture. A keep moves the incumbent and starts a new sweep.
   // (Breeding only from measured losers once missed a one-step gain next to the
   // start for a whole run.)

@@ -4,6 +4,7 @@
 #include "autoresearch/util/errors.h"
 #include "commands.h"
 #include "options.h"
+#include "real_world.h"
 
 namespace ar {
 
@@ -25,13 +26,9 @@ CommandAction add_run_command(CLI::App& sub) {
       throw usage_error("--kernel is required (or --resume RUN to continue a run)");
     if (!req.resume.empty() && req.overrides.contains("kernel"))
       throw usage_error("--kernel cannot change on --resume (the run's kernel is fixed)");
-    RealProcessRunner runner;
-    RealClock clock;
-    TerminalPrinter printer(stderr);
-    const std::atomic<bool>* stop = install_stop_signals();
-    World world = real_world(runner, clock, printer, stop);
-    int code = run_loop(world, req);
-    printer.clear_status();
+    RealWorld real;
+    int code = run_loop(real.world, req);
+    real.printer.clear_status();
     return code;
   };
 }

@@ -42,7 +42,7 @@ OneShot prepare_one_shot(World& world, const RunConfig& cfg, const std::vector<s
   o.builder = std::make_unique<Builder>(o.manifest, o.paths, *tc, *world.runner);
   std::string holder;
   std::string device = o.manifest.backend == Backend::Cuda ? fmt::format("gpu{}", cfg.gpu) : "cpu";
-  o.device_lock = FileLock::try_acquire(std::filesystem::temp_directory_path() / "autoresearch-locks" / (device + ".lock"),
+  o.device_lock = FileLock::try_acquire(o.paths.device_lock(device),
                                         "autoresearch bench/verify", &holder);
   if (!o.device_lock)
     throw usage_error(fmt::format("{} is being measured by another autoresearch process ({})", device, holder));

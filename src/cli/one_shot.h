@@ -13,20 +13,9 @@
 #include "autoresearch/loop/world.h"
 #include "autoresearch/measure/harness.h"
 #include "autoresearch/util/file_lock.h"
+#include "real_world.h"
 
 namespace ar {
-
-// The real processes, clock, printer and signal handling of a command, owned in
-// one place (World points into it, so it neither moves nor copies).
-struct RealWorld {
-  RealProcessRunner runner;
-  RealClock clock;
-  TerminalPrinter printer{stderr};
-  World world;
-  RealWorld() : world(real_world(runner, clock, printer, install_stop_signals())) {}
-  RealWorld(const RealWorld&) = delete;
-  RealWorld& operator=(const RealWorld&) = delete;
-};
 
 struct OneShot {
   Paths paths;

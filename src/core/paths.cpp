@@ -22,6 +22,11 @@ fs::path find_home() {
 #endif
 }
 
+fs::path Paths::default_lock_dir() {
+  if (const char* d = std::getenv("AUTORESEARCH_LOCK_DIR"); d && *d) return fs::path(d);
+  return fs::temp_directory_path() / "autoresearch-locks";
+}
+
 fs::path Paths::harness_cache() const {
   if (const char* c = std::getenv("AUTORESEARCH_CACHE_DIR"); c && *c) return fs::path(c) / "harness";
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "autoresearch" / "harness";

@@ -78,11 +78,8 @@ class Loop {
  public:
   explicit Loop(RunContext& ctx) : ctx_(ctx), jobs_(build_jobs(ctx)) {}
 
-  ~Loop() {
-    cancel_builds_ = true;
-    for (auto& p : queue_)
-      if (p.build.valid()) p.build.wait();
-  }
+  // An exception leaves through here: builds in flight are stopped and awaited.
+  ~Loop() { discard_queue(); }
 
   int run() {
     int first_id = ctx_.last_id + 1;

@@ -119,9 +119,8 @@ void acquire_locks(RunContext& ctx) {
   if (!ctx.run_lock)
     throw usage_error(fmt::format("run {} is in use by another autoresearch process ({})", ctx.run_id, holder));
   // One run times on a device at a time; machine-wide, so two checkouts share it.
-  fs::path dir = fs::temp_directory_path() / "autoresearch-locks";
   std::string device = ctx.manifest.backend == Backend::Cuda ? fmt::format("gpu{}", ctx.cfg.gpu) : "cpu";
-  ctx.device_lock = FileLock::try_acquire(dir / (device + ".lock"), "run " + ctx.run_id, &holder);
+  ctx.device_lock = FileLock::try_acquire(ctx.paths.device_lock(device), "run " + ctx.run_id, &holder);
   if (!ctx.device_lock)
     throw usage_error(fmt::format("{} is being measured by another run ({}); two runs on one device spoil "
                                   "each other's timings", device, holder));

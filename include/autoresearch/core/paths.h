@@ -12,6 +12,12 @@ namespace ar {
 struct Paths {
   std::filesystem::path home;
   std::filesystem::path repo;
+  // Device locks are machine-wide (two checkouts share one GPU):
+  // AUTORESEARCH_LOCK_DIR, else <tmp>/autoresearch-locks.
+  std::filesystem::path locks = default_lock_dir();
+  static std::filesystem::path default_lock_dir();
+  // The lock a run or a bench holds while it measures on `device` ("gpu0", "cpu").
+  std::filesystem::path device_lock(const std::string& device) const { return locks / (device + ".lock"); }
   std::filesystem::path state() const { return repo / ".autoresearch"; }
   std::filesystem::path runs() const { return state() / "runs"; }
   std::filesystem::path run_dir(const std::string& run_id) const { return runs() / run_id; }

@@ -69,6 +69,7 @@ class ScriptedHarness : public Harness {
 
 struct Fixture {
   TempDir dir;
+  TempDir locks;   // device locks: not the machine's, other tests measure meanwhile
   FakeProcessRunner compiler;
   RealProcessRunner real;
   FakeClock clock;
@@ -133,6 +134,7 @@ struct Fixture {
     RunRequest req;
     req.paths.repo = dir.path();
     req.paths.home = AR_TEST_SOURCE_DIR;
+    req.paths.locks = locks.path();
     req.config.kernel = "toy";
     req.config.tag = "t";
     req.config.seed = 5;
