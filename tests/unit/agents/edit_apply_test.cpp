@@ -1,5 +1,7 @@
 // Applying edit blocks to in-memory files, and the feedback sent to the model.
+#include <fstream>
 #include <map>
+#include <sstream>
 
 #include "autoresearch/agents/edit_blocks.h"
 #include "catch.h"
@@ -326,6 +328,48 @@ TEST_CASE("the feedback is cut on a UTF-8 boundary") {
     for (size_t i = 0; i < text.size(); ++i)
       if (static_cast<unsigned char>(text[i]) == 0xCE) CHECK((i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) == 0xA3));
   }
+}
+
+std::string read_source(const std::string& rel) {
+  std::ifstream in(std::string(AR_TEST_SOURCE_DIR) + "/" + rel, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string between(const std::string& text, const std::string& from, const std::string& to) {
+  size_t a = text.find(from);
+  size_t b = text.find(to, a == std::string::npos ? 0 : a);
+  if (a == std::string::npos || b == std::string::npos) return {};
+  return text.substr(a, b - a);
+}
+
+// context/rules.md shows the model the format; its examples must parse and apply
+// to the shipped package, or the model learns a format that fails.
+TEST_CASE("the examples in context/rules.md parse and apply to kernels/sparse_mla") {
+  std::string rules = read_source("context/rules.md");
+  REQUIRE_FALSE(rules.empty());
+  Files pkg({{"kernel.cu", read_source("kernels/sparse_mla/kernel.cu")},
+             {"tunables.json", read_source("kernels/sparse_mla/tunables.json")}});
+  REQUIRE_FALSE(pkg.text["kernel.cu"].empty());
+
+  ParsedEdits a = parse_edit_blocks(between(rules, "Example A", "Example B"));
+  REQUIRE(a.problems.empty());
+  REQUIRE(a.blocks.size() == 1);
+  AppliedEdits ra = apply_to(pkg, a.blocks);
+  INFO(describe_failures(ra, a));
+  REQUIRE(ra.ok());
+  CHECK(ra.files.at("kernel.cu").find("__launch_bounds__(THREADS, 2) ar_stage0") != std::string::npos);
+
+  ParsedEdits b = parse_edit_blocks(between(rules, "Example B", "## What a good proposal"));
+  REQUIRE(b.problems.empty());
+  REQUIRE(b.blocks.size() == 1);
+  CHECK(b.blocks[0].whole_file);
+  AppliedEdits rb = apply_to(pkg, b.blocks);
+  REQUIRE(rb.ok());
+  std::string want = pkg.text["tunables.json"];
+  want.replace(want.find("\"KV_STAGES\": 1"), 14, "\"KV_STAGES\": 2");
+  CHECK(rb.files.at("tunables.json") == want);   // only the one value differs
 }
 
 }  // namespace
