@@ -22,8 +22,8 @@
 //   contains another marker line, or a SEARCH section that contains a SEARCH
 //   marker, is malformed: code that itself holds such lines cannot be edited
 //   with a block that spans them.
-// - The path is the nearest non-blank, non-fence line before the SEARCH marker
-//   (within three lines). A block that follows another block with nothing but
+// - The path is the nearest non-blank, non-fence line among the four lines before
+//   the SEARCH marker. A block that follows another block with nothing but
 //   blank or fence lines between them continues the same file; any other block
 //   without a path line is a problem.
 // - A fence right after a path-looking line (no spaces, has a '.' or '/') that
