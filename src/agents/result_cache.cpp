@@ -35,7 +35,7 @@ std::string CacheContext::key() const {
 }
 
 nlohmann::json to_json(const CachedResult& r) {
-  nlohmann::json outcome = {{"decision", r.outcome.decision}, {"reason", r.outcome.reason}};
+  nlohmann::json outcome = {{"decision", decision_name(r.outcome.decision)}, {"reason", r.outcome.reason}};
   if (r.outcome.quick_geomean_us) outcome["quick_geomean_us"] = *r.outcome.quick_geomean_us;
   if (r.outcome.speedup) outcome["speedup"] = *r.outcome.speedup;
   return {{"v", kFormatVersion},
@@ -53,7 +53,7 @@ CachedResult cached_result_from_json(const nlohmann::json& j) {
   r.context_key = j.at("context").get<std::string>();
   r.tunables = j.at("tunables").get<Tunables>();
   const nlohmann::json& o = j.at("outcome");
-  r.outcome.decision = o.value("decision", "");
+  r.outcome.decision = parse_decision(o.value("decision", "")).value_or(Decision::Error);
   r.outcome.reason = o.value("reason", "");
   if (o.contains("quick_geomean_us") && o["quick_geomean_us"].is_number()) {
     r.outcome.quick_geomean_us = o["quick_geomean_us"].get<double>();

@@ -51,9 +51,33 @@ std::vector<Proposal> Tuner::propose(const AgentContext& ctx, int max_count) {
     p.model = strategy_name(strategy_);
     p.idea = describe_change(incumbent_, *t);
     p.tunables = std::move(*t);
+    p.base_id = ctx.incumbent_id;
+    p.base_tunables = incumbent_;
     out.push_back(std::move(p));
   }
   return out;
+}
+
+std::optional<Proposal> Tuner::rebase(const Proposal& stale, const AgentContext& now) {
+  Tunables current;
+  for (const Tunable& tunable : m_.tunables) {
+    auto it = now.incumbent_tunables.find(tunable.name);
+    current[tunable.name] = it != now.incumbent_tunables.end() ? it->second : tunable.default_value;
+  }
+  Tunables moved = current;
+  for (const auto& [name, value] : stale.tunables) {
+    auto base = stale.base_tunables.find(name);
+    if (base == stale.base_tunables.end() || base->second != value) moved[name] = value;
+  }
+  if (moved == current || !space_.feasible(moved)) return std::nullopt;
+  if (moved != stale.tunables && seen(moved)) return std::nullopt;
+  proposed_.insert(canonical(moved));
+  Proposal p = stale;
+  p.idea = describe_change(current, moved);
+  p.tunables = std::move(moved);
+  p.base_id = now.incumbent_id;
+  p.base_tunables = current;
+  return p;
 }
 
 void Tuner::observe(const Proposal& proposal, const Outcome& outcome) {
@@ -65,9 +89,7 @@ void Tuner::observe(const Proposal& proposal, const Outcome& outcome) {
 // failure (build, verify, guard, crash) is a dead end, not a parent.
 void Tuner::remember(const Tunables& t, const Outcome& outcome) {
   proposed_.insert(canonical(t));
-  static const std::set<std::string> kFailures = {"build_error", "wrong", "timeout", "crash",
-                                                 "rejected_by_guard"};
-  if (!kFailures.count(outcome.decision) && outcome.quick_geomean_us &&
+  if (!is_candidate_failure(outcome.decision) && outcome.quick_geomean_us &&
       std::isfinite(*outcome.quick_geomean_us)) {
     scored_.emplace_back(t, *outcome.quick_geomean_us);
   }

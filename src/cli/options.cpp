@@ -1,6 +1,7 @@
 #include "options.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "autoresearch/util/errors.h"
 #include "autoresearch/util/fs.h"
@@ -16,7 +17,11 @@ static std::string flag_name(const std::string& field) {
 void add_config_flags(CLI::App& sub, ConfigFlags& f, const std::vector<std::string>& only) {
   f.flags.visit([&](const char* name, auto& field, const char* help) {
     if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()) return;
-    f.options[name] = sub.add_option(flag_name(name), field, help);
+    CLI::Option* opt = sub.add_option(flag_name(name), field, help);
+    // A list option takes one value per flag and may repeat: --idea "a" --idea "b".
+    if constexpr (std::is_same_v<std::decay_t<decltype(field)>, std::vector<std::string>>)
+      opt->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    f.options[name] = opt;
   });
   sub.add_option("--config", f.config_file, "options file (JSON object of the options below)")
       ->check(CLI::ExistingFile);

@@ -25,6 +25,19 @@ void assign(T& field, const nlohmann::json& v, const std::string& where) {
     } else if constexpr (std::is_floating_point_v<T>) {
       if (!v.is_number()) throw std::invalid_argument("expected a number");
       field = v.get<T>();
+    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+      // A list, or one string (an environment variable, a single flag).
+      if (v.is_string()) {
+        field = {v.get<std::string>()};
+      } else {
+        if (!v.is_array()) throw std::invalid_argument("expected a list of strings");
+        std::vector<std::string> out;
+        for (const auto& x : v) {
+          if (!x.is_string()) throw std::invalid_argument("expected a list of strings");
+          out.push_back(x.get<std::string>());
+        }
+        field = std::move(out);
+      }
     } else {
       if (!v.is_string()) throw std::invalid_argument("expected a string");
       field = v.get<std::string>();
@@ -39,6 +52,16 @@ void assign_text(T& field, const std::string& text, const std::string& where) {
   nlohmann::json v;
   if constexpr (std::is_same_v<T, std::string>) {
     v = text;
+  } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+    // AUTORESEARCH_IDEA="a|b": a list in one variable.
+    v = nlohmann::json::array();
+    size_t start = 0;
+    while (start <= text.size()) {
+      size_t bar = text.find('|', start);
+      if (bar == std::string::npos) bar = text.size();
+      if (bar > start) v.push_back(text.substr(start, bar - start));
+      start = bar + 1;
+    }
   } else if constexpr (std::is_same_v<T, bool>) {
     if (text == "1" || text == "true" || text == "yes") v = true;
     else if (text == "0" || text == "false" || text == "no") v = false;

@@ -7,7 +7,8 @@
 
 namespace ar {
 
-PreparedBuild prepare_build(RunContext& ctx, const Tunables& t, int id, const std::atomic<bool>* cancel) {
+PreparedBuild prepare_build(RunContext& ctx, const Tunables& t, int id, const std::atomic<bool>* cancel,
+                            const std::filesystem::path& out_dir) {
   PreparedBuild pb;
   auto started = std::chrono::steady_clock::now();
   std::string errors;
@@ -27,7 +28,8 @@ PreparedBuild prepare_build(RunContext& ctx, const Tunables& t, int id, const st
     pb.guard_failure = scan.reason();
     return pb;
   }
-  pb.build = ctx.builder->build(ctx.package_dir, t, ctx.builds_dir() / std::to_string(id), cancel);
+  pb.build = ctx.builder->build(ctx.package_dir, t, out_dir.empty() ? ctx.builds_dir() / std::to_string(id) : out_dir,
+                                cancel);
   return pb;
 }
 

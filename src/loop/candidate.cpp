@@ -1,10 +1,13 @@
-// One candidate, from proposal to log line: apply, guard, build, verify (quick),
-// screen, verify (all + hidden), measure, confirm, sanitize, then keep (commit)
-// or revert. Each step can end the candidate with a decision and a reason.
+// One candidate, from proposal to log line: take the proposal, apply it, guard,
+// build, then judge it (verify the quick set, tune its tunables when it is a
+// text candidate, screen, verify the rest and the hidden set, measure, confirm,
+// sanitize), then keep (commit) or revert. Each step can end the candidate with
+// a decision and a reason, always through finish().
 #include <cmath>
 
 #include <fmt/format.h>
 
+#include "autoresearch/agents/context_assembly.h"
 #include "autoresearch/agents/tuner.h"
 #include "autoresearch/guard/guard.h"
 #include "autoresearch/util/errors.h"
@@ -18,36 +21,24 @@ namespace ar {
 namespace {
 
 // What a failed harness step means for the candidate.
-std::string decision_for(StepStatus s, const std::string& reason) {
+Decision decision_for(StepStatus s, const std::string& reason) {
   switch (s) {
-    case StepStatus::Wrong: return "wrong";
-    case StepStatus::Crash: return "crash";
-    case StepStatus::Timeout: return "timeout";
-    case StepStatus::Cancelled: return "interrupted";
-    case StepStatus::Ok: return "";
+    case StepStatus::Wrong: return Decision::Wrong;
+    case StepStatus::Crash: return Decision::Crash;
+    case StepStatus::Timeout: return Decision::Timeout;
+    case StepStatus::Cancelled: return Decision::Interrupted;
+    case StepStatus::Guard: return Decision::RejectedByGuard;
+    case StepStatus::Ok: return Decision::Error;
     case StepStatus::Error:
-      if (reason.find("capture_error") != std::string::npos) return "rejected_by_guard";
-      if (reason.find("load_error") != std::string::npos) return "build_error";
-      if (reason.find("launch_error") != std::string::npos) return "crash";
-      return "error";   // the harness or the problem failed: not the candidate's doing
+      if (reason.find("capture_error") != std::string::npos) return Decision::RejectedByGuard;
+      if (reason.find("load_error") != std::string::npos) return Decision::BuildError;
+      if (reason.find("launch_error") != std::string::npos) return Decision::Crash;
+      return Decision::Error;   // the harness or the problem failed: not the candidate's doing
   }
-  return "error";
+  return Decision::Error;
 }
 
-double geomean_us(const MeasureOutcome& r, bool candidate) {
-  if (r.pairs.empty()) return 0;
-  double s = 0;
-  for (const auto& p : r.pairs) s += std::log(summarize(candidate ? p.candidate_us : p.incumbent_us).median);
-  return std::exp(s / r.pairs.size());
-}
-
-nlohmann::json comparison_json(const RunContext& ctx, const std::vector<Workload>& w, const MeasureOutcome& r) {
-  nlohmann::json j = to_json(r.comparison);
-  j["gpu_seconds"] = r.gpu_seconds;
-  j["workloads"] = bench_rows_json(table_rows(ctx.manifest, w, r, true), ctx.roofline);
-  j["extras"] = r.extras;
-  return j;
-}
+std::string short_sha(const std::string& sha) { return sha.substr(0, 10); }
 
 class CandidateRun {
  public:
@@ -55,78 +46,129 @@ class CandidateRun {
     t0_ = ctx.world.clock->now_seconds();
     rec_ = {{"type", "candidate"}, {"id", id}, {"started", ctx.world.clock->now_iso8601()},
             {"agent", p.agent}, {"model", p.model}, {"idea", p.idea}, {"tunables", p.tunables},
-            {"tokens", {{"in", p.tokens_in}, {"out", p.tokens_out}}}, {"cost_usd", p.cost_usd}};
+            {"base", p.base_id}, {"tokens", {{"in", p.tokens_in()}, {"out", p.tokens_out()}}},
+            {"cost_usd", p.cost_usd()}};
+    if (!p.calls.empty()) rec_["calls"] = calls_json(p.calls);
+    if (!p.detail.empty()) rec_["agent_detail"] = p.detail;
     seed_ = ctx.seed + 1000003ull * static_cast<unsigned long long>(id);
+    mark_in_flight(ctx, id, rec_);
   }
 
   CandidateResult run(PreparedBuild* prebuilt) {
+    if (!take()) return result_;
     if (!apply()) return result_;
     if (!guard_scope()) return result_;
     if (!build(prebuilt)) return result_;
-    if (!verify(ctx_.quick(), "quick")) return result_;
-    if (!screen()) return result_;
-    if (!verify_rest()) return result_;
-    if (!measure_full()) return result_;
-    if (!sanitize()) return result_;
+    if (!judge()) return result_;
     keep();
     return result_;
   }
 
  private:
+  static nlohmann::json calls_json(const std::vector<AgentCall>& calls) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& c : calls) {
+      nlohmann::json j = {{"tokens_in", c.tokens_in}, {"tokens_out", c.tokens_out}, {"cost_usd", c.cost_usd},
+                          {"seconds", c.seconds}, {"attempts", c.attempts}, {"finish", c.finish}};
+      if (c.cost_estimated) j["cost_estimated"] = true;
+      if (!c.model.empty()) j["model"] = c.model;
+      out.push_back(j);
+    }
+    return out;
+  }
+
   void status(const std::string& what) { ctx_.out().status(fmt::format("{} #{} {}", ctx_.status_prefix(), id_, what)); }
 
   // Every exit path goes through here exactly once.
-  void finish(const std::string& decision, const std::string& reason) {
+  void finish(Decision decision, const std::string& reason) {
     result_.decision = decision;
-    result_.stop_interrupted = decision == "interrupted";
-    rec_["decision"] = decision;
+    result_.stop_interrupted = decision == Decision::Interrupted;
+    rec_["decision"] = decision_name(decision);
     rec_["reason"] = reason;
+    rec_["idea"] = p_.idea;
+    rec_["tunables"] = p_.tunables;
     rec_["finished"] = ctx_.world.clock->now_iso8601();
     rec_["seconds"] = ctx_.world.clock->now_seconds() - t0_;
     if (quick_us_) rec_["quick_geomean_us"] = *quick_us_;
-    if (decision != "keep") {
+    if (decision != Decision::Keep) {
+      // Whatever the agent did to the worktree (edits, new files, commits, another
+      // branch), the incumbent is what stays.
       try {
-        ctx_.git->discard_changes();
+        ctx_.git->restore(ctx_.branch, ctx_.incumbent.commit);
       } catch (const std::exception& e) {
         rec_["revert_error"] = e.what();
         result_.infrastructure_failure = true;
       }
       if (rec_.value("commit", nlohmann::json()).is_null()) rec_["commit"] = nullptr;
     }
-    if (decision == "error") result_.infrastructure_failure = true;
-    ctx_.log->append(rec_);
+    if (decision == Decision::Error) result_.infrastructure_failure = true;
+    ctx_.tokens_total += p_.tokens_in() + p_.tokens_out();
+    ctx_.cost_total += p_.cost_usd();
+    if (!append_record()) return;
+    clear_in_flight(ctx_);
 
     Outcome o;
     o.decision = decision;
     o.reason = reason;
     o.quick_geomean_us = quick_us_;
     if (rec_.contains("speedup") && rec_["speedup"].is_number()) o.speedup = rec_["speedup"].get<double>();
-    ctx_.history.push_back({id_, p_.idea, p_.tunables, o});
-    if (decision != "interrupted" && decision != "error") {
+    std::string change = p_.changes_source() ? summarize_diff(rec_.value("diff", "")) : "";
+    ctx_.history.push_back({id_, p_.agent, p_.idea, p_.tunables, o, change});
+    if (describes_candidate(decision)) {
       ctx_.agent->observe(p_, o);
-      CachedResult c;
-      c.context_key = ctx_.cache_context.key();
-      c.tunables = p_.tunables;
-      c.outcome = o;
-      c.median_us = medians_;
-      c.run_id = ctx_.run_id;
-      c.candidate_id = id_;
-      // Only configurations that are fully identified by their tunables are cached.
-      if (p_.files.empty() && !p_.edited_worktree) ctx_.cache->add(c);
+      // Only configurations fully identified by their tunables are cached.
+      if (!p_.changes_source()) {
+        CachedResult c;
+        c.context_key = ctx_.cache_context.key();
+        c.tunables = p_.tunables;
+        c.outcome = o;
+        c.median_us = medians_;
+        c.run_id = ctx_.run_id;
+        c.candidate_id = id_;
+        ctx_.cache->add(c);
+      }
     }
-    Tone tone = decision == "keep" ? Tone::Good : decision == "discard" ? Tone::Dim : Tone::Bad;
+    if (decision == Decision::BuildError) ctx_.recent_build_errors = rec_["build"].value("errors", "");
+    Tone tone = decision == Decision::Keep ? Tone::Good : decision == Decision::Discard ? Tone::Dim : Tone::Bad;
     std::string speed = rec_.contains("speedup") && rec_["speedup"].is_number()
                             ? fmt::format(" {:.3f}x", rec_["speedup"].get<double>())
                             : "";
-    ctx_.out().event(fmt::format("#{} {}{} — {} — {}", id_, decision, speed, p_.idea, reason), tone);
+    ctx_.out().event(fmt::format("#{} {}{} — {} — {}", id_, decision_name(decision), speed, p_.idea, reason), tone);
+  }
+
+  // The log line is the record: a keep whose line cannot be written is undone,
+  // so the branch never holds a commit the log does not know.
+  bool append_record() {
+    try {
+      ctx_.log->append(rec_);
+      return true;
+    } catch (const std::exception& e) {
+      result_.log_failed = e.what();
+      if (result_.decision == Decision::Keep && !ctx_.incumbent.commit.empty()) {
+        try {
+          ctx_.git->restore(ctx_.branch, ctx_.incumbent.commit);
+          result_.log_failed += fmt::format("; the commit of #{} was undone", id_);
+        } catch (const std::exception& g) {
+          result_.log_failed += fmt::format("; undoing the commit of #{} failed too ({}): a resume recovers it", id_,
+                                            g.what());
+        }
+      }
+      return false;
+    }
   }
 
   bool failed_step(StepStatus s, const std::string& reason, const std::string& stage) {
-    std::string d = decision_for(s, reason);
-    if (s == StepStatus::Crash || s == StepStatus::Timeout || s == StepStatus::Cancelled ||
-        (s == StepStatus::Error && d != "rejected_by_guard")) {
+    Decision d = decision_for(s, reason);
+    bool restart = s == StepStatus::Crash || s == StepStatus::Timeout ||
+                   (s == StepStatus::Error && d != Decision::RejectedByGuard);
+    if (s == StepStatus::Crash && killed_from_outside(ctx_.session->last_death_signal())) {
+      // Not the candidate's doing: judge it again in a fresh harness (judge() decides).
+      killed_outside_ = stage + ": " + reason;
+      return false;
+    }
+    if (restart) {
       std::string err;
-      if (s != StepStatus::Cancelled && !ctx_.session->recover(kCandidateSlot, &err)) {
+      if (!ctx_.session->recover(kCandidateSlot, &err)) {
         result_.infrastructure_failure = true;
         finish(d, reason + " (and the harness could not be restarted: " + err + ")");
         return false;
@@ -136,37 +178,79 @@ class CandidateRun {
     return false;
   }
 
+  // The agent's own failure (a malformed answer, a command that failed) is
+  // recorded like any other candidate, so the count and the reasons are kept.
+  bool take() {
+    if (!p_.failure) return true;
+    const AgentFailure& f = *p_.failure;
+    if (p_.idea.empty()) p_.idea = "(no proposal)";
+    if (f.kind == AgentFailure::Kind::Output) {
+      finish(ctx_.stop_requested() ? Decision::Interrupted : Decision::AgentError, "agent: " + f.message);
+    } else {
+      if (f.kind == AgentFailure::Kind::Fatal) result_.fatal = f.message;
+      finish(Decision::Error, "agent: " + f.message);
+    }
+    return false;
+  }
+
   bool apply() {
     auto& m = ctx_.manifest;
     try {
-      write_file_atomic(ctx_.package_dir / m.tunables_file, tunables_to_json_text(p_.tunables));
-      for (const auto& [rel, text] : p_.files) {
-        fs::path path(rel);
-        if (path.is_absolute() || rel.find("..") != std::string::npos) {
-          finish("rejected_by_guard", "the agent wrote outside the package: " + rel);
-          return false;
+      if (p_.edited_worktree) {
+        // The agent edited the worktree; the tunables it left are what is built.
+        p_.tunables = read_tunables_file(m, ctx_.package_dir / m.tunables_file);
+      } else {
+        write_file_atomic(ctx_.package_dir / m.tunables_file, tunables_to_json_text(p_.tunables));
+        for (const auto& [rel, text] : p_.files) {
+          fs::path path(rel);
+          if (path.is_absolute() || rel.find("..") != std::string::npos) {
+            finish(Decision::RejectedByGuard, "the agent wrote outside the package: " + rel);
+            return false;
+          }
+          write_file_atomic(ctx_.package_dir / path, text);
         }
-        write_file_atomic(ctx_.package_dir / path, text);
       }
     } catch (const Fatal& e) {
-      finish("error", std::string("could not apply the proposal: ") + e.what());
+      if (p_.edited_worktree) {
+        finish(Decision::AgentError, std::string("the agent left an unusable tunables file: ") + e.what());
+      } else {
+        finish(Decision::Error, std::string("could not apply the proposal: ") + e.what());
+      }
       return false;
     }
     std::string why;
     if (!satisfies_constraints(m, p_.tunables, &why)) {
-      finish("rejected_by_guard", "tunables break a constraint: " + why);
+      finish(Decision::RejectedByGuard, "tunables break a constraint: " + why);
       return false;
     }
     return true;
   }
 
   bool guard_scope() {
-    auto changed = ctx_.git->changed_files();
+    // An agent may only edit files: a commit, a reset or another branch is
+    // undone (finish restores the incumbent) and the candidate refused.
+    std::string branch = ctx_.git->current_branch();
+    std::string head = ctx_.git->head();
+    if (branch != ctx_.branch || head != ctx_.incumbent.commit) {
+      rec_["diff"] = "";
+      finish(Decision::RejectedByGuard,
+             fmt::format("scope: the agent moved HEAD (now {} at {}; it must only edit files): the worktree was "
+                         "restored to {}",
+                         branch.empty() ? "a detached HEAD" : "branch " + branch, short_sha(head),
+                         short_sha(ctx_.incumbent.commit)));
+      return false;
+    }
+    auto changed = ctx_.git->changed_files(ctx_.package_prefix);
     rec_["files"] = changed;
     rec_["diff"] = ctx_.git->diff();
+    if (p_.idea.empty()) p_.idea = "edit: " + summarize_diff(rec_["diff"].get<std::string>());
+    if (changed.empty() && p_.changes_source()) {
+      finish(Decision::AgentError, "the agent changed nothing");
+      return false;
+    }
     auto g = check_scope(ctx_.manifest, ctx_.package_prefix, changed);
     if (!g.pass) {
-      finish("rejected_by_guard", g.reason());
+      finish(Decision::RejectedByGuard, g.reason());
       return false;
     }
     return true;
@@ -176,30 +260,61 @@ class CandidateRun {
     status("building");
     PreparedBuild pb = prebuilt ? std::move(*prebuilt) : prepare_build(ctx_, p_.tunables, id_, ctx_.world.stop);
     const auto& b = pb.build;
-    rec_["build"] = {{"ok", b.ok && !pb.guard_failure}, {"seconds", b.seconds}, {"scan_seconds", pb.scan_seconds},
-                     {"errors", b.errors}, {"registers", b.registers ? nlohmann::json(*b.registers) : nlohmann::json()},
-                     {"spills", b.spill_bytes ? nlohmann::json(*b.spill_bytes) : nlohmann::json()}};
+    rec_["build"] = build_json(pb);
     if (b.cancelled || ctx_.stop_requested()) {
-      finish("interrupted", "stopped by a signal while building");
+      finish(Decision::Interrupted, "stopped by a signal while building");
       return false;
     }
     if (pb.guard_failure) {
-      finish("rejected_by_guard", *pb.guard_failure);
+      finish(Decision::RejectedByGuard, *pb.guard_failure);
       return false;
     }
     if (!b.ok) {
-      std::string first = b.errors.substr(0, b.errors.find('\n'));
-      finish(b.timed_out ? "timeout" : "build_error", b.timed_out ? "compile timed out" : "does not build: " + first);
+      std::string first = first_error_line(b.errors);
+      finish(b.timed_out ? Decision::Timeout : Decision::BuildError,
+             b.timed_out ? "compile timed out" : "does not build: " + first);
       return false;
     }
     artifact_ = b.artifact;
+    return load_candidate();
+  }
+
+  bool load_candidate() {
     auto r = ctx_.session->load(kCandidateSlot, artifact_);
     if (!r.ok()) {
       if (r.status != HarnessReply::Status::Error) return failed_step(StepStatus::Crash, r.message, "load");
-      finish("build_error", "the harness rejects the artifact: " + r.message);
+      finish(Decision::BuildError, "the harness rejects the artifact: " + r.message);
       return false;
     }
     return true;
+  }
+
+  // The judged steps, once more in a fresh harness when the harness was killed
+  // from outside (the OOM killer, an administrator): such a death says nothing
+  // about the candidate, so it is neither blamed nor cached.
+  bool judge() {
+    for (int attempt = 0;; ++attempt) {
+      killed_outside_.clear();
+      bool ok = verify(ctx_.quick(), "quick") && tune_each() && screen() && verify_rest() && measure_full() &&
+                sanitize();
+      if (ok) return true;
+      if (killed_outside_.empty()) return false;
+      std::string err;
+      if (attempt >= 1 || !ctx_.session->recover("", &err)) {
+        finish(Decision::Error,
+               fmt::format("the harness was killed from outside{} ({}): an infrastructure failure, not the "
+                           "candidate's",
+                           attempt >= 1 ? " twice" : " and could not be restarted: " + err, killed_outside_));
+        return false;
+      }
+      ctx_.out().event(fmt::format("#{}: the harness was killed from outside ({}); judging it again in a fresh one",
+                                   id_, killed_outside_),
+                       Tone::Warn);
+      rec_["retried"] = killed_outside_;
+      for (const char* k : {"verify", "tune_each", "screen", "bench", "confirm", "speedup", "speedup_ci"}) rec_.erase(k);
+      sweep_.reset();
+      if (!load_candidate()) return false;
+    }
   }
 
   bool verify(const std::vector<Workload>& workloads, const char* which) {
@@ -216,6 +331,32 @@ class CandidateRun {
     return true;
   }
 
+  // Hybrid (--tune-each N): a text candidate's tunables are tuned before it is
+  // judged, so a good structural idea is not discarded for a bad tile size.
+  bool tune_each() {
+    if (ctx_.cfg.tune_each <= 0 || !p_.changes_source() || ctx_.manifest.tunables.empty()) return true;
+    status(fmt::format("tuning its tunables ({} settings at most)", ctx_.cfg.tune_each));
+    sweep_ = sweep_tunables(ctx_, id_, p_.tunables, artifact_, seed_);
+    rec_["tune_each"] = sweep_->log;
+    if (sweep_->cancelled) {
+      finish(Decision::Interrupted, "stopped by a signal while tuning its tunables");
+      return false;
+    }
+    if (!sweep_->screen) {
+      if (!sweep_->failure.empty()) return failed_step(sweep_->failure_status, sweep_->failure, "tune-each");
+      return true;   // nothing measured: the normal screen judges the candidate as proposed
+    }
+    if (sweep_->best != p_.tunables) {
+      std::string from = canonical(p_.tunables);
+      p_.tunables = sweep_->best;
+      artifact_ = sweep_->artifact;
+      rec_["build"]["tuned_from"] = from;
+      write_file_atomic(ctx_.package_dir / ctx_.manifest.tunables_file, tunables_to_json_text(p_.tunables));
+      p_.idea += " (tuned: " + sweep_->change + ")";
+    }
+    return true;
+  }
+
   bool measured(const MeasureOutcome& r, const char* stage) {
     ctx_.gpu_seconds += r.gpu_seconds;
     if (r.status == StepStatus::Ok) return true;
@@ -224,10 +365,15 @@ class CandidateRun {
 
   bool screen() {
     auto quick = ctx_.quick();
-    status(fmt::format("screening on {} quick workloads", quick.size()));
-    auto r = measure_pair(*ctx_.session, kIncumbentSlot, kCandidateSlot, quick, ctx_.manifest,
-                          screen_sampling(ctx_.cfg), seed_ ^ 0x5151, kCandidateSlot, ctx_.cfg);
-    if (!measured(r, "screen")) return false;
+    MeasureOutcome r;
+    if (sweep_ && sweep_->screen) {
+      r = *sweep_->screen;   // the sweep screened every setting already
+    } else {
+      status(fmt::format("screening on {} quick workloads", quick.size()));
+      r = measure_pair(*ctx_.session, kIncumbentSlot, kCandidateSlot, quick, ctx_.manifest,
+                       screen_sampling(ctx_.cfg), seed_ ^ 0x5151, kCandidateSlot, ctx_.cfg);
+      if (!measured(r, "screen")) return false;
+    }
     rec_["screen"] = comparison_json(ctx_, quick, r);
     quick_us_ = geomean_us(r, true);
     ctx_.incumbent_quick_us = geomean_us(r, false);
@@ -235,7 +381,7 @@ class CandidateRun {
     auto v = judge_screen(r.comparison, ctx_.rule);
     if (!v.pass) {
       rec_["speedup"] = r.comparison.speedup;
-      finish("discard", "screen: " + v.reason);
+      finish(Decision::Discard, "screen: " + v.reason);
       return false;
     }
     return true;
@@ -264,12 +410,12 @@ class CandidateRun {
     rec_["speedup_ci"] = {full.comparison.ci_low, full.comparison.ci_high};
     for (const auto& p : full.pairs) medians_[p.workload] = summarize(p.candidate_us).median;
     if (auto fault = below_physical_floor(ctx_.manifest, timed, full, ctx_.roofline)) {
-      finish("rejected_by_guard", *fault);
+      finish(Decision::RejectedByGuard, *fault);
       return false;
     }
     auto v = judge_measurement(full.comparison, ctx_.aa_half_width, ctx_.rule);
     if (!v.pass) {
-      finish("discard", v.reason);
+      finish(Decision::Discard, v.reason);
       return false;
     }
     status("confirming in a second interleaved measurement");
@@ -280,7 +426,7 @@ class CandidateRun {
     auto k = judge_keep(full.comparison, confirm.comparison, ctx_.aa_half_width, ctx_.rule);
     threshold_ = k.threshold;
     if (!k.pass) {
-      finish("discard", k.reason);
+      finish(Decision::Discard, k.reason);
       return false;
     }
     full_ = full.comparison;
@@ -294,7 +440,7 @@ class CandidateRun {
     auto finding = run_sanitizers(ctx_, artifact_, &note);
     rec_["sanitizer"] = {{"note", note}, {"finding", finding ? nlohmann::json(*finding) : nlohmann::json()}};
     if (finding) {
-      finish("wrong", "sanitizer: " + *finding);
+      finish(Decision::Wrong, "sanitizer: " + *finding);
       return false;
     }
     return true;
@@ -311,34 +457,38 @@ class CandidateRun {
       sha = ctx_.git->commit_all(commit_message(ctx_, id_, p_, full_, confirm_, threshold_, vs_base));
     } catch (const std::exception& e) {
       result_.infrastructure_failure = true;
-      finish("error", std::string("git commit failed: ") + e.what());
+      finish(Decision::Error, std::string("git commit failed: ") + e.what());
       return;
     }
     rec_["commit"] = sha;
     fs::path kept = ctx_.run_dir / "incumbent" / (std::to_string(id_) + artifact_.extension().string());
     fs::create_directories(kept.parent_path());
     fs::copy_file(artifact_, kept, fs::copy_options::overwrite_existing);
+    finish(Decision::Keep, fmt::format("{:.2f}% faster (needs {:.2f}%), confirmed {:.2f}%; {:.3f}x vs the start",
+                                       (full_.speedup - 1) * 100, (threshold_ - 1) * 100,
+                                       (confirm_.speedup - 1) * 100, vs_base));
+    if (!result_.log_failed.empty()) return;   // undone: the incumbent stays what it was
     ctx_.incumbent = Incumbent{sha, p_.tunables, kept, editable_source_hash(ctx_.manifest, ctx_.package_dir), id_};
     ctx_.vs_baseline = vs_base;
     ctx_.keeps++;
     ctx_.last_keep_id = id_;
     ctx_.incumbent_quick_us = quick_us_;
+    ctx_.incumbent_build = rec_["build"];
+    ctx_.incumbent_rows = rec_["bench"].value("workloads", nlohmann::json());
     if (ctx_.incumbent.source_hash != ctx_.cache_context.source_hash) {
       // New source: results measured on the old one no longer describe it.
       ctx_.cache_context.source_hash = ctx_.incumbent.source_hash;
       if (ctx_.tuner) ctx_.tuner->set_context_key(ctx_.cache_context.key());
+      ctx_.profile_stale = true;
     }
     for (const char* slot : {kIncumbentSlot, kAaSlot}) {
       auto r = ctx_.session->load(slot, kept);
       if (!r.ok()) result_.infrastructure_failure = true;
     }
-    finish("keep", fmt::format("{:.2f}% faster (needs {:.2f}%), confirmed {:.2f}%; {:.3f}x vs the start",
-                               (full_.speedup - 1) * 100, (threshold_ - 1) * 100, (confirm_.speedup - 1) * 100,
-                               vs_base));
   }
 
   RunContext& ctx_;
-  const Proposal& p_;
+  Proposal p_;
   int id_;
   unsigned long long seed_;
   double t0_;
@@ -349,9 +499,51 @@ class CandidateRun {
   std::map<std::string, double> medians_;
   Comparison full_, confirm_;
   double threshold_ = 1;
+  std::string killed_outside_;        // set by failed_step: the harness died by an outside signal
+  std::optional<SweepOutcome> sweep_;
 };
 
 }  // namespace
+
+double geomean_us(const MeasureOutcome& r, bool candidate) {
+  if (r.pairs.empty()) return 0;
+  double s = 0;
+  for (const auto& p : r.pairs) s += std::log(summarize(candidate ? p.candidate_us : p.incumbent_us).median);
+  return std::exp(s / r.pairs.size());
+}
+
+nlohmann::json comparison_json(const RunContext& ctx, const std::vector<Workload>& w, const MeasureOutcome& r) {
+  nlohmann::json j = to_json(r.comparison);
+  j["gpu_seconds"] = r.gpu_seconds;
+  j["workloads"] = bench_rows_json(table_rows(ctx.manifest, w, r, true), ctx.roofline);
+  j["extras"] = r.extras;
+  return j;
+}
+
+nlohmann::json build_json(const PreparedBuild& pb) {
+  const auto& b = pb.build;
+  return {{"ok", b.ok && !pb.guard_failure}, {"seconds", b.seconds}, {"scan_seconds", pb.scan_seconds},
+          {"errors", b.errors}, {"registers", b.registers ? nlohmann::json(*b.registers) : nlohmann::json()},
+          {"spills", b.spill_bytes ? nlohmann::json(*b.spill_bytes) : nlohmann::json()}};
+}
+
+std::string first_error_line(const std::string& errors) {
+  // The compiler's first real message, not the wrapper's "compiler exit status 1".
+  size_t start = 0;
+  std::string fallback;
+  while (start < errors.size()) {
+    size_t end = errors.find('\n', start);
+    if (end == std::string::npos) end = errors.size();
+    std::string line = errors.substr(start, end - start);
+    start = end + 1;
+    if (line.empty()) continue;
+    if (fallback.empty()) fallback = line;
+    if (line.find("error") != std::string::npos && line.rfind("compiler ", 0) != 0 &&
+        line.rfind("preprocessor ", 0) != 0)
+      return line;
+  }
+  return fallback;
+}
 
 CandidateResult evaluate_candidate(RunContext& ctx, const Proposal& p, int id, PreparedBuild* prebuilt) {
   CandidateRun run(ctx, p, id);

@@ -16,6 +16,7 @@ const char* step_status_name(StepStatus s) {
     case StepStatus::Timeout: return "timeout";
     case StepStatus::Cancelled: return "cancelled";
     case StepStatus::Error: return "error";
+    case StepStatus::Guard: return "guard";
   }
   return "?";
 }

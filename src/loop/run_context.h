@@ -79,6 +79,17 @@ struct RunContext {
   double vs_baseline = 1;                 // best vs baseline, from the latest interleaved measurement
   std::optional<Comparison> vs_baseline_comparison;
 
+  // What the context pack tells text agents about the incumbent.
+  nlohmann::json incumbent_build;         // its build record (registers, spills)
+  nlohmann::json incumbent_rows;          // its bench rows on the timed workloads
+  std::string recent_build_errors;        // the last failed build's messages
+  std::string profile_text;               // its hardware-counter profile (ncu), when taken
+  bool profile_stale = true;              // the incumbent's source changed since the profile
+  // Text agents' spending over the whole run (resumes included).
+  long long tokens_total = 0;
+  double cost_total = 0;
+  double max_cost_usd = 0;                // the effective --max-cost (0: none)
+
   int last_id = 0;                        // highest candidate id logged
   int last_keep_id = 0;
   int keeps = 0;
@@ -95,6 +106,7 @@ struct RunContext {
   std::vector<Workload> timed() const;
   std::vector<Workload> all_declared() const;
   std::filesystem::path builds_dir() const { return run_dir / "builds"; }
+  std::filesystem::path context_dir() const { return run_dir / "context"; }
   std::string elapsed_text();
   std::string status_prefix();
 };

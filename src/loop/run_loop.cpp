@@ -32,19 +32,6 @@ int build_jobs(const RunContext& ctx) {
   return std::max(1, std::min(8, cores - 2));
 }
 
-AgentContext agent_context(const RunContext& ctx) {
-  AgentContext a;
-  a.manifest = &ctx.manifest;
-  a.incumbent_tunables = ctx.incumbent.tunables;
-  a.incumbent_source_hash = ctx.incumbent.source_hash;
-  a.incumbent_quick_geomean_us = ctx.incumbent_quick_us;
-  size_t from = ctx.history.size() > 50 ? ctx.history.size() - 50 : 0;
-  a.history.assign(ctx.history.begin() + from, ctx.history.end());
-  a.package_dir = ctx.package_dir;
-  a.iteration = ctx.last_id;
-  return a;
-}
-
 // Why the run should stop now, or empty.
 std::string budget_reason(RunContext& ctx, int session_first_id) {
   if (ctx.vs_baseline >= ctx.goal && ctx.keeps > 0) return fmt::format("goal {:.2f}x reached", ctx.goal);
@@ -52,6 +39,10 @@ std::string budget_reason(RunContext& ctx, int session_first_id) {
     return fmt::format("--max-iters {} reached", ctx.cfg.max_iters);
   if (ctx.cfg.max_hours > 0 && ctx.world.clock->now_seconds() - ctx.started_at >= ctx.cfg.max_hours * 3600)
     return fmt::format("--max-hours {} reached", ctx.cfg.max_hours);
+  if (ctx.cfg.max_tokens_total > 0 && ctx.tokens_total >= ctx.cfg.max_tokens_total)
+    return fmt::format("--max-tokens-total {} reached ({} tokens spent)", ctx.cfg.max_tokens_total, ctx.tokens_total);
+  if (ctx.max_cost_usd > 0 && ctx.cost_total >= ctx.max_cost_usd)
+    return fmt::format("--max-cost ${:.2f} reached (${:.2f} spent)", ctx.max_cost_usd, ctx.cost_total);
   int since_keep = ctx.last_id - std::max(ctx.last_keep_id, session_first_id - 1);
   if (ctx.cfg.plateau > 0 && since_keep >= ctx.cfg.plateau)
     return fmt::format("plateau: {} candidates without a keep", since_keep);
@@ -60,10 +51,10 @@ std::string budget_reason(RunContext& ctx, int session_first_id) {
 
 // Build folders: kept candidates are copied out at keep; discards go at once;
 // only the last few failures stay, for a human to look at.
-void clean_build_dir(RunContext& ctx, std::deque<fs::path>& failures, int id, const std::string& decision) {
+void clean_build_dir(RunContext& ctx, std::deque<fs::path>& failures, int id, Decision decision) {
   fs::path dir = ctx.builds_dir() / std::to_string(id);
   std::error_code ec;
-  if (decision == "keep" || decision == "discard" || decision == "interrupted") {
+  if (decision == Decision::Keep || decision == Decision::Discard || decision == Decision::Interrupted) {
     fs::remove_all(dir, ec);
     return;
   }
@@ -98,11 +89,13 @@ class Loop {
           !calibrate_aa(ctx_, "refresh") && infrastructure_failed("the A/A re-measurement failed"))
         return infrastructure_exit();
       if (queue_.empty() && !refill()) {
-        stop = "the agent has nothing left to try (search space exhausted)";
+        stop = ctx_.stop_requested() ? "interrupted by a signal" : "the agent has nothing left to try";
+        interrupted = ctx_.stop_requested();
         break;
       }
       Pending p = std::move(queue_.front());
       queue_.pop_front();
+      if (!current(p)) continue;
       PreparedBuild built;
       PreparedBuild* prebuilt = nullptr;
       if (p.build.valid()) {
@@ -114,6 +107,11 @@ class Loop {
       ctx_.last_id = p.id;
       ctx_.candidates_this_session++;
       clean_build_dir(ctx_, failures, p.id, r.decision);
+      if (!r.log_failed.empty()) return log_failure_exit(r.log_failed);
+      if (!r.fatal.empty()) {
+        ctx_.out().event("the agent cannot go on: " + r.fatal, Tone::Bad);
+        return infrastructure_exit(r.fatal);
+      }
       if (r.stop_interrupted) {
         stop = "interrupted by a signal";
         interrupted = true;
@@ -131,8 +129,32 @@ class Loop {
   }
 
  private:
+  AgentContext agent_context() {
+    AgentContext a;
+    a.manifest = &ctx_.manifest;
+    a.incumbent_tunables = ctx_.incumbent.tunables;
+    a.incumbent_id = ctx_.incumbent.candidate_id;
+    a.incumbent_source_hash = ctx_.incumbent.source_hash;
+    a.incumbent_quick_geomean_us = ctx_.incumbent_quick_us;
+    size_t from = ctx_.history.size() > 50 ? ctx_.history.size() - 50 : 0;
+    a.history.assign(ctx_.history.begin() + from, ctx_.history.end());
+    a.worktree = ctx_.worktree;
+    a.package_dir = ctx_.package_dir;
+    a.context_dir = ctx_.context_dir();
+    a.iteration = std::max(next_id_, ctx_.last_id) + 1;
+    return a;
+  }
+
   bool refill() {
-    auto proposals = ctx_.agent->propose(agent_context(ctx_), ctx_.agent->proposes_tunables_only() ? jobs_ : 1);
+    AgentContext a = agent_context();
+    std::optional<ContextPack> pack;
+    if (ctx_.agent->wants_context_pack()) {
+      pack = context_pack_for(ctx_, a.iteration);
+      a.pack = &*pack;
+      ctx_.out().status(fmt::format("{} #{} asking the agent ({})", ctx_.status_prefix(), a.iteration,
+                                    ctx_.agent->name()));
+    }
+    auto proposals = ctx_.agent->propose(a, ctx_.agent->proposes_tunables_only() ? jobs_ : 1);
     if (proposals.empty()) return false;
     for (auto& pr : proposals) enqueue(std::move(pr));
     return true;
@@ -143,8 +165,27 @@ class Loop {
     if (jobs_ <= 1 || !ctx_.agent->proposes_tunables_only()) return;
     if (static_cast<int>(queue_.size()) >= jobs_) return;
     if (!budget_reason(ctx_, 1).empty()) return;
-    auto proposals = ctx_.agent->propose(agent_context(ctx_), jobs_ - static_cast<int>(queue_.size()));
+    auto proposals = ctx_.agent->propose(agent_context(), jobs_ - static_cast<int>(queue_.size()));
     for (auto& pr : proposals) enqueue(std::move(pr));
+  }
+
+  // A proposal made against an older incumbent (built ahead while an earlier
+  // candidate was kept) is moved onto the current one, or dropped: judging it
+  // as it was would silently undo the keep, and its log line would describe a
+  // change that was not the one measured.
+  bool current(Pending& p) {
+    if (p.proposal.base_id == ctx_.incumbent.candidate_id) return true;
+    auto rebased = ctx_.agent->rebase(p.proposal, agent_context());
+    bool same_build = rebased && rebased->tunables == p.proposal.tunables && !p.proposal.changes_source();
+    if (!same_build && p.build.valid()) {
+      wait_for(p.build);
+      p.build = {};
+      std::error_code ec;
+      fs::remove_all(ctx_.builds_dir() / std::to_string(p.id), ec);
+    }
+    if (!rebased) return false;
+    p.proposal = std::move(*rebased);
+    return true;
   }
 
   void enqueue(Proposal pr) {
@@ -185,11 +226,25 @@ class Loop {
     return ctx_.infra_failures_in_a_row >= ctx_.cfg.infra_failures;
   }
 
-  int infrastructure_exit() {
+  int infrastructure_exit(const std::string& why = "") {
     discard_queue();
-    finish_run(ctx_, fmt::format("{} infrastructure failures in a row (GPU, harness, disk or git)",
-                                 ctx_.infra_failures_in_a_row),
+    finish_run(ctx_,
+               why.empty() ? fmt::format("{} infrastructure failures in a row (GPU, harness, agent, disk or git)",
+                                         ctx_.infra_failures_in_a_row)
+                           : why,
                true);
+    return kExitInfrastructure;
+  }
+
+  // The log cannot take a line: nothing more can be recorded, so nothing more
+  // is done (not even the final line). The branch holds only logged keeps.
+  int log_failure_exit(const std::string& why) {
+    discard_queue();
+    ctx_.out().clear_status();
+    ctx_.out().event(fmt::format("stopped: the experiment log {} could not be written ({}). Fix the disk or the "
+                                 "file, then continue with `autoresearch run --resume {}`",
+                                 ctx_.log->file().string(), why, ctx_.run_id),
+                     Tone::Bad);
     return kExitInfrastructure;
   }
 

@@ -3,6 +3,8 @@
 // kernel has been built and verified, so bad input leaves the repo untouched.
 #include <fmt/format.h>
 
+#include "autoresearch/agents/command_agent.h"
+#include "autoresearch/agents/context_assembly.h"
 #include "autoresearch/agents/tuner.h"
 #include "autoresearch/util/errors.h"
 #include "autoresearch/util/fs.h"
@@ -16,7 +18,23 @@ namespace {
 
 void validate_config(const RunConfig& c) {
   auto bad = [](const std::string& what) { throw usage_error(what); };
-  if (c.agent != "tune") bad(fmt::format("--agent: '{}' is not an agent (available: tune)", c.agent));
+  if (c.agent != "tune" && c.agent != "command" && c.agent != "llm")
+    bad(fmt::format("--agent: '{}' is not an agent (available: tune, llm, command)", c.agent));
+  if (c.agent == "command" && c.agent_cmd.empty())
+    bad("--agent command needs --agent-cmd \"PROGRAM ARGS\" (run with /bin/sh -c in the run's worktree)");
+  if (c.agent_sandbox && c.agent != "command") bad("--agent-sandbox applies to --agent command only");
+  if (c.agent == "llm" && c.llm_model.empty()) bad("--agent llm needs --llm-model (the model name the endpoint knows)");
+  if (c.agent == "llm" && c.llm_provider != "openai" && c.llm_provider != "anthropic")
+    bad(fmt::format("--llm-provider: '{}' (expected openai or anthropic)", c.llm_provider));
+  if (c.agent_timeout_s <= 0) bad("--agent-timeout-s must be > 0");
+  if (c.tune_each < 0) bad("--tune-each must be >= 0");
+  if (c.history < 0) bad("--history must be >= 0");
+  if (c.seed < 0) bad("--seed must be between 0 (from the clock) and 9223372036854775807");
+  if (c.max_tokens_total < 0) bad("--max-tokens-total must be >= 0 (0: no limit)");
+  if (c.llm_max_output_tokens < 1 || c.llm_attempts < 1 || c.llm_edit_retries < 0 || c.llm_max_answer_bytes < 1000)
+    bad("--llm-max-output-tokens and --llm-attempts must be >= 1, --llm-edit-retries >= 0, "
+        "--llm-max-answer-bytes >= 1000");
+  if (c.llm_connect_timeout_s <= 0 || c.llm_timeout_s <= 0) bad("--llm-connect-timeout-s and --llm-timeout-s must be > 0");
   parse_strategy(c.strategy);
   if (c.max_iters < 0) bad("--max-iters must be >= 0");
   if (c.max_hours < 0) bad("--max-hours must be >= 0");
@@ -57,6 +75,16 @@ void load_or_die(RunContext& ctx, const std::string& slot, const fs::path& artif
                                                  artifact.string(), slot, r.message));
 }
 
+// The agent as the header records it: who proposes, and how it is reached (never a key).
+nlohmann::json agent_header(const RunConfig& c) {
+  nlohmann::json a = {{"name", c.agent}};
+  if (c.agent == "command") a.update({{"command", c.agent_cmd}, {"sandbox", c.agent_sandbox}});
+  if (c.agent == "llm")
+    a.update({{"provider", c.llm_provider}, {"base_url", c.llm_base_url}, {"model", c.llm_model}});
+  if (c.agent != "tune") a["tune_each"] = c.tune_each;
+  return a;
+}
+
 nlohmann::json header_json(RunContext& ctx) {
   nlohmann::json h;
   h["run_id"] = ctx.run_id;
@@ -66,7 +94,7 @@ nlohmann::json header_json(RunContext& ctx) {
   h["base_commit"] = ctx.base_commit;
   h["started"] = ctx.world.clock->now_iso8601();
   h["goal"] = ctx.goal;
-  h["agent"] = ctx.cfg.agent;
+  h["agent"] = agent_header(ctx.cfg);
   h["seed"] = ctx.seed;
   h["config"] = to_json(ctx.cfg);
   h["host"] = ctx.world.host_info ? ctx.world.host_info() : nlohmann::json::object();
@@ -133,7 +161,26 @@ void start_harness(RunContext& ctx) {
 }
 
 void make_agent(RunContext& ctx) {
-  auto tuner = std::make_unique<Tuner>(ctx.manifest, parse_strategy(ctx.cfg.strategy), ctx.seed, ctx.cache.get());
+  const RunConfig& c = ctx.cfg;
+  if (c.agent == "command") {
+    if (c.agent_sandbox) {
+      std::string why = sandbox_unavailable_reason(*ctx.world.runner);
+      if (!why.empty()) throw usage_error("--agent-sandbox: " + why);
+    }
+    CommandAgentSettings s;
+    s.command = c.agent_cmd;
+    s.timeout_s = c.agent_timeout_s;
+    s.sandbox = c.agent_sandbox;
+    s.sandbox_writable = c.agent_sandbox_writable;
+    s.kernel = ctx.manifest.name;
+    ctx.agent = std::make_unique<CommandAgent>(s, *ctx.world.runner, ctx.world.stop);
+    return;
+  }
+  if (c.agent == "llm") {
+    ctx.agent = make_llm_agent(ctx);
+    return;
+  }
+  auto tuner = std::make_unique<Tuner>(ctx.manifest, parse_strategy(c.strategy), ctx.seed, ctx.cache.get());
   tuner->set_context_key(ctx.cache_context.key());
   ctx.tuner = tuner.get();
   ctx.agent = std::move(tuner);
@@ -162,9 +209,14 @@ void setup_new_run(RunContext& ctx) {
     throw usage_error(fmt::format("uncommitted changes under {} (commit or stash them first: the run starts "
                                   "from the committed source):{}", ctx.package_prefix, list));
   }
-  ctx.seed = cfg.seed != 0 ? static_cast<unsigned long long>(cfg.seed)
-                           : static_cast<unsigned long long>(ctx.world.clock->now_seconds() * 1e6) ^ 0x9e3779b97f4a7c15ull;
-  cfg.seed = static_cast<long long>(ctx.seed & 0x7fffffffffffffffull);
+  // One seed, recorded once (the header's "seed" and its config agree): the
+  // given one, else one from the clock, in [1, 2^63 - 1] either way.
+  if (cfg.seed == 0) {
+    unsigned long long clock = static_cast<unsigned long long>(ctx.world.clock->now_seconds() * 1e6);
+    cfg.seed = static_cast<long long>((clock ^ 0x9e3779b97f4a7c15ull) & 0x7fffffffffffffffull);
+    if (cfg.seed == 0) cfg.seed = 1;
+  }
+  ctx.seed = static_cast<unsigned long long>(cfg.seed);
   std::string tag = cfg.tag.empty() ? tag_from_time(ctx.world.clock->now_iso8601()) : cfg.tag;
   ctx.run_id = make_run_id(ctx.manifest.name, tag);
   ctx.branch = "autoresearch/" + ctx.run_id;
@@ -193,6 +245,9 @@ void setup_new_run(RunContext& ctx) {
   if (built.cancelled) throw Fatal(kExitInterrupted, "interrupted before the run started");
   if (!built.ok) throw usage_error("the starting kernel does not build:\n" + built.errors);
   ctx.baseline_artifact = built.artifact;
+  ctx.incumbent_build = {{"ok", true}, {"seconds", built.seconds},
+                         {"registers", built.registers ? nlohmann::json(*built.registers) : nlohmann::json()},
+                         {"spills", built.spill_bytes ? nlohmann::json(*built.spill_bytes) : nlohmann::json()}};
   // The baseline's editable sources, so a resume can rebuild it without git.
   for (const auto& e : ctx.manifest.editable) {
     fs::create_directories((ctx.run_dir / "baseline" / "src" / e).parent_path());
@@ -221,6 +276,7 @@ void setup_new_run(RunContext& ctx) {
   ctx.out().event(fmt::format("run {} on {} ({}); branch {}; log {}", ctx.run_id,
                               ctx.session->device().value("name", "?"), backend_name(ctx.manifest.backend),
                               ctx.branch, (ctx.run_dir / kLogFileName).string()));
+  resolve_budgets(ctx);
   make_agent(ctx);
   ctx.log->append({{"type", "verify_baseline"}, {"time", ctx.world.clock->now_iso8601()},
                    {"verify", {{"ok", true}, {"seconds", v.seconds}, {"workloads", v.workloads}}}});
@@ -266,7 +322,15 @@ void setup_resume(RunContext& ctx, const std::string& run_id, const nlohmann::js
     ctx.repo_git->add_worktree(ctx.worktree, ctx.branch, ctx.branch, false);
   }
   ctx.git = ctx.world.open_git(ctx.worktree);
-  ctx.git->discard_changes();   // a candidate in flight when the run stopped is abandoned
+  ctx.log = std::make_unique<ExperimentLog>(ExperimentLog::open_for_append(file));
+  int last_logged = 0;
+  for (const auto& line : contents.lines)
+    if (line.value("type", "") == "candidate") last_logged = std::max(last_logged, line.value("id", 0));
+  // A candidate in flight when the run died is recorded (with its diff) before
+  // the worktree is cleaned; then the branch and the log are made to agree.
+  log_abandoned_candidate(ctx, last_logged);
+  ctx.git->restore(ctx.branch, ctx.git->resolve(ctx.branch).value_or("HEAD"));
+  for (auto& line : reconcile_branch_with_log(ctx, contents.lines)) contents.lines.push_back(std::move(line));
   ctx.package_dir = ctx.worktree / ctx.package_prefix;
   ctx.manifest = load_manifest(ctx.package_dir / "manifest.json");
   prepare_toolchain_and_harness(ctx);
@@ -292,35 +356,38 @@ void setup_resume(RunContext& ctx, const std::string& run_id, const nlohmann::js
   auto b = ctx.builder->build(ctx.package_dir, inc, ctx.run_dir / "incumbent" / "resume", ctx.world.stop);
   if (!b.ok) throw Fatal(kExitInfrastructure, "could not rebuild the incumbent on " + ctx.branch + ":\n" + b.errors);
   ctx.incumbent = Incumbent{ctx.git->head(), inc, b.artifact, ctx.cache_context.source_hash, 0};
+  ctx.incumbent_build = {{"ok", true}, {"seconds", b.seconds},
+                         {"registers", b.registers ? nlohmann::json(*b.registers) : nlohmann::json()},
+                         {"spills", b.spill_bytes ? nlohmann::json(*b.spill_bytes) : nlohmann::json()}};
   load_or_die(ctx, kIncumbentSlot, ctx.incumbent.artifact);
   load_or_die(ctx, kAaSlot, ctx.incumbent.artifact);
 
   for (const auto& line : contents.lines) {
-    if (line.value("type", "") != "candidate") continue;
-    ExperimentSummary s;
-    s.id = line.value("id", 0);
-    s.idea = line.value("idea", "");
-    if (line.contains("tunables") && line["tunables"].is_object())
-      for (const auto& [k, v] : line["tunables"].items()) s.tunables[k] = v.get<long long>();
-    s.outcome.decision = line.value("decision", "");
-    s.outcome.reason = line.value("reason", "");
-    if (line.contains("quick_geomean_us") && line["quick_geomean_us"].is_number())
-      s.outcome.quick_geomean_us = line["quick_geomean_us"].get<double>();
+    std::string type = line.value("type", "");
+    if (type == "baseline" && line.contains("bench")) ctx.incumbent_rows = line["bench"].value("workloads", nlohmann::json());
+    if (type != "candidate") continue;
+    ExperimentSummary s = summary_from_line(line);
     ctx.last_id = std::max(ctx.last_id, s.id);
-    if (s.outcome.decision == "keep") {
+    if (line.contains("tokens") && line["tokens"].is_object())
+      ctx.tokens_total += line["tokens"].value("in", 0LL) + line["tokens"].value("out", 0LL);
+    if (line.contains("cost_usd") && line["cost_usd"].is_number()) ctx.cost_total += line["cost_usd"].get<double>();
+    if (s.outcome.decision == Decision::Keep) {
       ctx.keeps++;
-      ctx.last_keep_id = s.id;
+      ctx.last_keep_id = std::max(ctx.last_keep_id, s.id);
       ctx.incumbent.candidate_id = s.id;
+      if (line.contains("bench") && line["bench"].is_object())
+        ctx.incumbent_rows = line["bench"].value("workloads", nlohmann::json());
     }
     ctx.history.push_back(s);
   }
+  resolve_budgets(ctx);
   make_agent(ctx);
   for (const auto& s : ctx.history) {
+    if (!describes_candidate(s.outcome.decision)) continue;
     Proposal p;
     p.tunables = s.tunables;
     ctx.agent->observe(p, s.outcome);
   }
-  ctx.log = std::make_unique<ExperimentLog>(ExperimentLog::open_for_append(file));
   ctx.log->append({{"type", "resume"}, {"time", ctx.world.clock->now_iso8601()}, {"after_id", ctx.last_id},
                    {"torn_tail_dropped", contents.torn_tail}, {"overrides", overrides},
                    {"device", ctx.session->device()}});
@@ -329,6 +396,25 @@ void setup_resume(RunContext& ctx, const std::string& run_id, const nlohmann::js
     throw Fatal(kExitInfrastructure, "could not re-measure the noise (A/A) on resume");
   if (ctx.keeps > 0 && !measure_vs_baseline(ctx, kIncumbentSlot))
     throw Fatal(kExitInfrastructure, "could not re-measure the best against the baseline on resume");
+}
+
+ExperimentSummary summary_from_line(const nlohmann::json& line) {
+  ExperimentSummary s;
+  s.id = line.value("id", 0);
+  s.agent = line.value("agent", "");
+  s.idea = line.value("idea", "");
+  if (line.contains("tunables") && line["tunables"].is_object())
+    for (const auto& [k, v] : line["tunables"].items())
+      if (v.is_number_integer()) s.tunables[k] = v.get<long long>();
+  s.outcome.decision = parse_decision(line.value("decision", "")).value_or(Decision::Error);
+  s.outcome.reason = line.value("reason", "");
+  if (line.contains("quick_geomean_us") && line["quick_geomean_us"].is_number())
+    s.outcome.quick_geomean_us = line["quick_geomean_us"].get<double>();
+  if (line.contains("speedup") && line["speedup"].is_number()) s.outcome.speedup = line["speedup"].get<double>();
+  if (line.contains("diff") && line["diff"].is_string() && !line["diff"].get<std::string>().empty() &&
+      line.value("agent", "") != "tune")
+    s.diff_summary = summarize_diff(line["diff"].get<std::string>());
+  return s;
 }
 
 }  // namespace ar

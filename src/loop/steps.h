@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 
+#include "autoresearch/agents/context_pack.h"
 #include "autoresearch/loop/evaluation.h"
 #include "run_context.h"
 
@@ -10,10 +11,29 @@ namespace ar {
 
 // run_setup.cpp
 void setup_new_run(RunContext& ctx);
+// resume_reconcile.cpp: every commit on the run's branch has its keep line; a
+// commit the log does not know (its line was never written) is logged as
+// recovered. Returns the lines to add to what the log held.
+std::vector<nlohmann::json> reconcile_branch_with_log(RunContext& ctx, const std::vector<nlohmann::json>& lines);
 void setup_resume(RunContext& ctx, const std::string& run_id, const nlohmann::json& overrides);
 void acquire_locks(RunContext& ctx);
 void start_harness(RunContext& ctx);
 void make_agent(RunContext& ctx);
+// The effective token and cost budgets (a paid endpoint always has a finite one).
+void resolve_budgets(RunContext& ctx);
+// A history entry from a candidate's log line (resume).
+ExperimentSummary summary_from_line(const nlohmann::json& line);
+
+// context_for_run.cpp: the context pack for the next proposal (what a text
+// agent is told; the agents write it to <run>/context/ for a human to read).
+ContextPack context_pack_for(RunContext& ctx, int iteration);
+
+// profile.cpp: a hardware-counter profile (ncu) of an artifact on one small
+// timed workload, as text for the context pack; empty + *why when unavailable.
+std::string profile_artifact(RunContext& ctx, const std::filesystem::path& artifact, std::string* why);
+
+// llm_agent_factory.cpp: the LLM agent with its HTTP client, from the run's options.
+std::unique_ptr<Agent> make_llm_agent(RunContext& ctx);
 
 // calibration.cpp: the A/A noise and the best-vs-baseline measurement.
 // Both return false when the measurement failed (the reason is printed).
@@ -23,11 +43,43 @@ bool measure_vs_baseline(RunContext& ctx, const std::string& slot);
 // candidate.cpp: one candidate from proposal to log line.
 struct PreparedBuild;
 struct CandidateResult {
-  std::string decision;
+  Decision decision = Decision::Error;
   bool stop_interrupted = false;
   bool infrastructure_failure = false;
+  std::string fatal;        // the agent says nothing will work until a human acts: stop, exit 4
+  std::string log_failed;   // the log line could not be written: stop, exit 4
 };
 CandidateResult evaluate_candidate(RunContext& ctx, const Proposal& p, int id, PreparedBuild* prebuilt);
+
+// Pieces of a candidate's record, shared by the candidate and the sweep.
+double geomean_us(const MeasureOutcome& r, bool candidate);
+nlohmann::json comparison_json(const RunContext& ctx, const std::vector<Workload>& w, const MeasureOutcome& r);
+nlohmann::json build_json(const PreparedBuild& pb);
+std::string first_error_line(const std::string& errors);
+
+// in_flight.cpp: a marker for the candidate being judged, so a run killed with
+// -9 still has a record of it: the resume logs it as abandoned, with its diff.
+void mark_in_flight(const RunContext& ctx, int id, const nlohmann::json& record);
+void clear_in_flight(const RunContext& ctx);
+// On resume: logs the candidate a killed run left in flight (if any) as
+// abandoned, with the worktree's diff, before the worktree is cleaned.
+void log_abandoned_candidate(RunContext& ctx, int last_logged_id);
+
+// tune_each.cpp: the hybrid step. Up to cfg.tune_each settings of a text
+// candidate's tunables are built, verified on the quick set and screened; the
+// fastest (the candidate as proposed included) is what gets judged.
+struct SweepOutcome {
+  Tunables best;
+  std::filesystem::path artifact;            // the best setting's artifact
+  std::optional<MeasureOutcome> screen;      // the best setting's screen against the incumbent
+  std::string change;                        // "X 1→2" against the proposed tunables
+  nlohmann::json log = nlohmann::json::array();
+  bool cancelled = false;
+  std::string failure;                       // the candidate itself could not be screened
+  StepStatus failure_status = StepStatus::Ok;
+};
+SweepOutcome sweep_tunables(RunContext& ctx, int id, const Tunables& proposed, const std::filesystem::path& artifact,
+                            unsigned long long seed);
 
 // build_queue.cpp: guard scan + compile, possibly ahead of time on spare cores.
 struct PreparedBuild {
@@ -36,7 +88,9 @@ struct PreparedBuild {
   std::string preprocess_error;
   double scan_seconds = 0;
 };
-PreparedBuild prepare_build(RunContext& ctx, const Tunables& t, int id, const std::atomic<bool>* cancel);
+// The build goes to builds/<id>, or to `out_dir` when given (the sweep's settings).
+PreparedBuild prepare_build(RunContext& ctx, const Tunables& t, int id, const std::atomic<bool>* cancel,
+                            const std::filesystem::path& out_dir = {});
 
 // commit_message.cpp
 std::string commit_message(const RunContext& ctx, int id, const Proposal& p, const Comparison& full,

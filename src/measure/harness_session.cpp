@@ -1,4 +1,6 @@
 #include "autoresearch/measure/harness.h"
+
+#include <csignal>
 #include "autoresearch/util/errors.h"
 
 namespace ar {
@@ -12,7 +14,13 @@ const nlohmann::json& HarnessSession::start() {
 }
 
 HarnessReply HarnessSession::call(const nlohmann::json& req, std::chrono::milliseconds timeout) {
-  return h_.call(req, timeout);
+  HarnessReply r = h_.call(req, timeout);
+  last_death_signal_ = r.status == HarnessReply::Status::Crashed ? r.signal : 0;
+  return r;
+}
+
+bool killed_from_outside(int signal) {
+  return signal == SIGKILL || signal == SIGTERM || signal == SIGHUP || signal == SIGINT || signal == SIGQUIT;
 }
 
 HarnessReply HarnessSession::load(const std::string& slot, const std::filesystem::path& artifact) {

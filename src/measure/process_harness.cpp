@@ -57,6 +57,7 @@ class ProcessHarness : public Harness {
       } else {
         r.status = HarnessReply::Status::Crashed;
         chan_->kill();
+        r.signal = chan_->exit_signal();
         r.message = "the harness died (" + ended() + ")";
       }
       r.message += tail();

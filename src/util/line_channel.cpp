@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "autoresearch/util/subprocess.h"
+
 #include "process_group.h"
 
 namespace ar {
@@ -110,6 +111,12 @@ class RealLineChannel : public LineChannel {
     if (reaped_) return detail::describe_exit(status_);
     if (auto status = detail::peek_exit(child_.pid)) return detail::describe_exit(*status);
     return "still running";
+  }
+
+  int exit_signal() override {
+    if (reaped_) return status_.signal;
+    auto status = detail::peek_exit(child_.pid);
+    return status ? status->signal : 0;
   }
 
   std::string stderr_tail(size_t max_bytes) override {

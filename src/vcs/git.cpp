@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <set>
 
@@ -95,7 +96,18 @@ class RealGit : public Git {
     if (!removed.ok() && fs::exists(where, ec)) throw error({"worktree", "remove", where}, removed);
   }
 
-  std::vector<std::string> changed_files() override { return dirty_paths(""); }
+  std::vector<std::string> changed_files(const std::string& ignored_under) override {
+    auto paths = dirty_paths("");
+    if (!ignored_under.empty()) {
+      auto all = parse_status(
+          check({"status", "--porcelain", "-z", "--untracked-files=all", "--ignored=matching", "--", ignored_under})
+              .out);
+      paths.insert(paths.end(), all.begin(), all.end());
+      std::sort(paths.begin(), paths.end());
+      paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
+    }
+    return paths;
+  }
 
   std::string diff() override {
     // Untracked files are staged into a throwaway copy of the index, so they show
@@ -136,7 +148,30 @@ class RealGit : public Git {
 
   void discard_changes() override {
     check({"reset", "-q", "--hard", "HEAD"});
-    check({"clean", "-fdq"});  // not -x: ignored build outputs stay
+    check({"clean", "-fdqx"});
+  }
+
+  std::string current_branch() override {
+    auto r = git({"symbolic-ref", "--quiet", "--short", "HEAD"});
+    return r.ok() ? trim(r.out) : "";
+  }
+
+  void restore(const std::string& branch, const std::string& commit) override {
+    check({"checkout", "-q", "-f", branch});
+    check({"reset", "-q", "--hard", commit});
+    check({"clean", "-fdqx"});
+  }
+
+  std::vector<CommitInfo> commits(const std::string& range) override {
+    // NUL-separated records of "sha\nmessage".
+    auto out = check({"log", "--reverse", "-z", "--format=%H%n%B", range, "--"}).out;
+    std::vector<CommitInfo> list;
+    for (const auto& record : split(out, '\0')) {
+      size_t nl = record.find('\n');
+      if (nl == std::string::npos || nl == 0) continue;
+      list.push_back({record.substr(0, nl), record.substr(nl + 1)});
+    }
+    return list;
   }
 
   std::optional<std::string> show(const std::string& rev, const std::string& path) override {

@@ -56,6 +56,10 @@ class Tuner : public Agent {
   std::vector<Proposal> propose(const AgentContext& ctx, int max_count) override;
   void observe(const Proposal& proposal, const Outcome& outcome) override;
   bool proposes_tunables_only() const override { return true; }
+  // The proposal's change (the tunables it moved away from its base) applied to
+  // the current incumbent; dropped when that is the incumbent itself, infeasible,
+  // or a configuration already tried.
+  std::optional<Proposal> rebase(const Proposal& stale, const AgentContext& now) override;
   void set_context_key(const std::string& key) { context_key_ = key; }
 
  private:

@@ -6,6 +6,7 @@
 // Precedence: defaults < config file < environment < flags.
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -46,12 +47,38 @@ struct RunConfig {
   int hidden = -1;                    // hidden workloads per full verification (-1: the manifest's)
   int keep_failed_builds = 5;         // build folders kept for the last N failures
   bool cache = true;                  // skip configurations measured before
+  // text agents (SPEC §5): what they are told, and how they are reached
+  std::vector<std::string> idea;      // the human's ideas, one sentence each (--idea, repeatable)
+  std::string ideas_file;             // a file of ideas (one per paragraph)
+  int history = 12;                   // past experiments in the context pack
+  int tune_each = 0;                  // hybrid: tuner settings tried per text candidate before judging
+  bool profile = true;                // an ncu profile of the incumbent in the context pack, where ncu works
+  std::string agent_cmd;              // --agent command: the program, run with /bin/sh -c in the worktree
+  double agent_timeout_s = 1800;      // the command's time per proposal (its process group is killed)
+  bool agent_sandbox = false;         // run the command under bubblewrap
+  std::vector<std::string> agent_sandbox_writable;   // more paths the sandboxed command may write
+  std::string llm_provider = "openai";
+  std::string llm_base_url;           // empty: the provider's public endpoint
+  std::string llm_model;
+  double llm_temperature = -1;        // < 0: not sent (reasoning models reject it)
+  int llm_max_output_tokens = 16384;
+  std::string llm_max_tokens_field = "auto";
+  bool llm_stream = true;
+  double llm_connect_timeout_s = 10;
+  double llm_timeout_s = 600;         // per attempt; a streamed answer may take long
+  int llm_attempts = 6;               // per call, retries with backoff included
+  int llm_edit_retries = 2;           // times a failing edit is sent back to the model
+  long long llm_max_answer_bytes = 400000;
+  long long max_tokens_total = 0;     // token budget over the run (0: none)
+  double max_cost = -1;               // USD budget over the run (-1: 10 for a paid endpoint, none for a local one)
 
   template <class V>
   void visit(V&& v) {
     v("kernel", kernel, "kernel package: a name under kernels/ or a folder with manifest.json");
     v("goal", goal, "target speedup over the starting source (geomean over timed workloads), e.g. 2x");
-    v("agent", agent, "who proposes changes: tune (the built-in search over the declared tunables)");
+    v("agent", agent,
+      "who proposes changes: tune (the built-in search over the declared tunables), llm (a model over "
+      "HTTP edits the source), command (any program edits the source)");
     v("strategy", strategy, "tune agent's search: evolution (model-guided) or random");
     v("max_iters", max_iters, "stop after this many candidates (0: no limit)");
     v("max_hours", max_hours, "stop after this many hours of wall time (0: no limit)");
@@ -79,6 +106,29 @@ struct RunConfig {
     v("hidden", hidden, "hidden workloads per full verification (-1: the manifest's count)");
     v("keep_failed_builds", keep_failed_builds, "build folders kept for the last N failed candidates");
     v("cache", cache, "never re-measure a configuration found in the result cache");
+    v("idea", idea, "an idea for the text agents, one sentence (repeatable)");
+    v("ideas_file", ideas_file, "a file of ideas for the text agents (paragraphs)");
+    v("history", history, "past experiments shown to text agents");
+    v("tune_each", tune_each, "hybrid: tuner settings tried on each text candidate before it is judged (0: none)");
+    v("profile", profile, "give text agents an ncu profile of the best kernel, where ncu works");
+    v("agent_cmd", agent_cmd, "--agent command: the program to run ({context} is the context folder)");
+    v("agent_timeout_s", agent_timeout_s, "seconds the agent command may take per proposal");
+    v("agent_sandbox", agent_sandbox, "run the agent command under bubblewrap (writes only the worktree and its tmp)");
+    v("agent_sandbox_writable", agent_sandbox_writable, "more paths the sandboxed agent command may write");
+    v("llm_provider", llm_provider, "--agent llm: openai (any /chat/completions server) or anthropic");
+    v("llm_base_url", llm_base_url, "the endpoint (empty: the provider's public API), e.g. http://localhost:8000/v1");
+    v("llm_model", llm_model, "the model name the endpoint knows");
+    v("llm_temperature", llm_temperature, "sampling temperature (negative: not sent)");
+    v("llm_max_output_tokens", llm_max_output_tokens, "most tokens per answer");
+    v("llm_max_tokens_field", llm_max_tokens_field, "auto, max_tokens or max_completion_tokens");
+    v("llm_stream", llm_stream, "stream answers (SSE), so long answers do not hit the timeout");
+    v("llm_connect_timeout_s", llm_connect_timeout_s, "seconds to connect to the endpoint");
+    v("llm_timeout_s", llm_timeout_s, "seconds one request may take");
+    v("llm_attempts", llm_attempts, "attempts per request (retries on 408/409/429/5xx with backoff)");
+    v("llm_edit_retries", llm_edit_retries, "times an edit that does not apply is sent back to the model");
+    v("llm_max_answer_bytes", llm_max_answer_bytes, "answers longer than this are refused");
+    v("max_tokens_total", max_tokens_total, "stop after this many LLM tokens, in and out (0: no limit)");
+    v("max_cost", max_cost, "stop after this many US dollars of LLM calls (-1: 10 on a paid endpoint)");
   }
 };
 

@@ -15,8 +15,10 @@
 
 namespace ar {
 
-// How a step ended. Anything but Ok/Wrong leaves the harness to be recovered.
-enum class StepStatus { Ok, Wrong, Crash, Timeout, Cancelled, Error };
+// How a step ended. Anything but Ok/Wrong/Guard leaves the harness to be recovered.
+// Guard: a structural check in the harness refused the kernel (state kept
+// across calls, a timed replay that differs from the verified output, ...).
+enum class StepStatus { Ok, Wrong, Crash, Timeout, Cancelled, Error, Guard };
 const char* step_status_name(StepStatus s);
 
 struct VerifyOutcome {

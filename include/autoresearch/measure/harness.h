@@ -26,6 +26,7 @@ struct HarnessReply {
   Status status = Status::Crashed;
   nlohmann::json body;
   std::string message;   // for non-Ok: what happened, with the harness's stderr tail
+  int signal = 0;        // Crashed: the signal that ended the process (SIGKILL from the OOM killer...), else 0
   std::string kind() const { return body.value("kind", ""); }
   bool ok() const { return status == Status::Ok; }
 };
@@ -84,6 +85,8 @@ class HarnessSession {
   // `culprit` (dropped). false + *error when the restart itself fails.
   bool recover(const std::string& culprit, std::string* error);
   void forget(const std::string& slot) { slots_.erase(slot); }
+  // The signal that ended the harness in the latest call that saw it die (0: none).
+  int last_death_signal() const { return last_death_signal_; }
   void stop() { h_.stop(); }
 
  private:
@@ -91,6 +94,11 @@ class HarnessSession {
   Harness& h_;
   nlohmann::json device_;
   std::map<std::string, std::filesystem::path> slots_;
+  int last_death_signal_ = 0;
 };
+
+// A signal no kernel raises by faulting: the harness was killed from outside
+// (the OOM killer, an administrator), so its death is not the candidate's doing.
+bool killed_from_outside(int signal);
 
 }  // namespace ar

@@ -70,6 +70,8 @@ class LineChannel {
   virtual void kill() = 0;
   // How it ended ("exit status 0", "killed by signal 6 (SIGABRT)"), after it ended.
   virtual std::string exit_description() = 0;
+  // The signal that ended it, 0 if it exited or still runs.
+  virtual int exit_signal() { return 0; }
   virtual std::string stderr_tail(size_t max_bytes = 4000) = 0;
 };
 

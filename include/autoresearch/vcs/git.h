@@ -36,14 +36,28 @@ class Git {
   virtual void remove_worktree(const std::filesystem::path& dir) = 0;
 
   // Within a worktree:
-  // files changed against HEAD, untracked (not ignored) ones included.
-  virtual std::vector<std::string> changed_files() = 0;
+  // files changed against HEAD, untracked ones included; ignored files too when
+  // they lie under `ignored_under` (a package folder: an ignored file there
+  // could still be #included by the candidate).
+  virtual std::vector<std::string> changed_files(const std::string& ignored_under = "") = 0;
   // unified diff against HEAD, untracked files included as additions.
   virtual std::string diff() = 0;
   // stage everything, commit with MESSAGE, return the new commit's sha.
   virtual std::string commit_all(const std::string& message) = 0;
-  // drop every uncommitted change (tracked and untracked, not ignored).
+  // drop every uncommitted change (tracked, untracked and ignored: the worktree
+  // is the tool's own, and nothing an agent left behind may survive).
   virtual void discard_changes() = 0;
+  // The checked-out branch; empty when HEAD is detached.
+  virtual std::string current_branch() = 0;
+  // Puts the worktree back on BRANCH at COMMIT with nothing uncommitted, whatever
+  // an agent did to HEAD (commits, resets, checkouts of other branches).
+  virtual void restore(const std::string& branch, const std::string& commit) = 0;
+  // Commits in RANGE (`A..B`), oldest first: sha and full message.
+  struct CommitInfo {
+    std::string sha;
+    std::string message;
+  };
+  virtual std::vector<CommitInfo> commits(const std::string& range) = 0;
   // `git show REV:PATH`; nullopt when absent.
   virtual std::optional<std::string> show(const std::string& rev, const std::string& path) = 0;
   // sha of HEAD

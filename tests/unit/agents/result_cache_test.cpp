@@ -15,7 +15,7 @@ CachedResult result(const std::string& key, Tunables t, std::optional<double> ge
   CachedResult r;
   r.context_key = key;
   r.tunables = std::move(t);
-  r.outcome.decision = geomean ? "discard" : "build_error";
+  r.outcome.decision = geomean ? Decision::Discard : Decision::BuildError;
   r.outcome.reason = geomean ? "slower" : "ptxas error";
   r.outcome.quick_geomean_us = geomean;
   if (geomean) r.median_us = {{"b1", *geomean}, {"b64", *geomean * 2}};
@@ -66,7 +66,7 @@ TEST_CASE("JSON round trip keeps every field") {
   CachedResult back = cached_result_from_json(nlohmann::json::parse(to_json(r).dump()));
   CHECK(back.context_key == "k");
   CHECK(back.tunables == r.tunables);
-  CHECK(back.outcome.decision == "discard");
+  CHECK(back.outcome.decision == Decision::Discard);
   CHECK(back.outcome.reason == "slower");
   CHECK(*back.outcome.quick_geomean_us == Approx(12.5));
   CHECK(*back.outcome.speedup == Approx(1.07));
@@ -95,7 +95,7 @@ TEST_CASE("a file-backed cache creates its folder lazily and reloads") {
   REQUIRE(again.find("k", {{"A", 1}}) != nullptr);
   CHECK(*again.find("k", {{"A", 1}})->outcome.quick_geomean_us == Approx(5.0));
   REQUIRE(again.find("k", {{"A", 2}}) != nullptr);
-  CHECK(again.find("k", {{"A", 2}})->outcome.decision == "build_error");
+  CHECK(again.find("k", {{"A", 2}})->outcome.decision == Decision::BuildError);
 }
 
 TEST_CASE("a torn last line is ignored, and the next append does not glue onto it") {

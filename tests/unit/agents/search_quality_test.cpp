@@ -70,14 +70,14 @@ int evaluations_to_target(const Manifest& m, Strategy s, unsigned long long seed
     REQUIRE(space.feasible(t));
     Outcome o;
     if (fails_to_build(t)) {
-      o.decision = "build_error";
+      o.decision = Decision::BuildError;
     } else {
       o.quick_geomean_us = measured_time(space, t);
-      o.decision = *o.quick_geomean_us < incumbent_us ? "keep" : "discard";
+      o.decision = *o.quick_geomean_us < incumbent_us ? Decision::Keep : Decision::Discard;
     }
     tuner.observe(got[0], o);
     cache.add({"synthetic", t, o, {}, "sim", n});
-    if (o.decision == "keep") {
+    if (o.decision == Decision::Keep) {
       ctx.incumbent_tunables = t;
       incumbent_us = *o.quick_geomean_us;
     }

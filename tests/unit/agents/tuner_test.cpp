@@ -20,10 +20,10 @@ double toy_time(const Tunables& t) {
 Outcome toy_outcome(const Tunables& t) {
   Outcome o;
   if (t.at("UNROLL") == 2 && t.at("VEC") == 8) {  // pretend this combination fails to build
-    o.decision = "build_error";
+    o.decision = Decision::BuildError;
     return o;
   }
-  o.decision = "discard";
+  o.decision = Decision::Discard;
   o.quick_geomean_us = toy_time(t);
   return o;
 }
@@ -244,16 +244,16 @@ TEST_CASE("evolution breeds from the best cached results of the same context") {
   for (int i = 0; i < 30; ++i) {
     Tunables t = space.random_point(rng);
     Outcome o;
-    o.decision = "discard";
+    o.decision = Decision::Discard;
     o.quick_geomean_us = 100.0 + static_cast<double>(distance(t, best));
     cache.add({"key", t, o, {}, "earlier", i});
   }
   Outcome top;
-  top.decision = "discard";
+  top.decision = Decision::Discard;
   top.quick_geomean_us = 50.0;
   cache.add({"key", best, top, {}, "earlier", 99});
   Outcome cheat;
-  cheat.decision = "wrong";
+  cheat.decision = Decision::Wrong;
   cheat.quick_geomean_us = 1.0;
   cache.add({"key", wrong, cheat, {}, "earlier", 100});
 
@@ -316,13 +316,53 @@ TEST_CASE("evolution sweeps the incumbent's one-step neighbourhood while the inc
       REQUIRE(got.size() == 1);
       seen.insert(canonical(got[0].tunables));
       Outcome o;
-      o.decision = "discard";
+      o.decision = Decision::Discard;
       o.quick_geomean_us = 120.0 + i;
       tuner.observe(got[0], o);
     }
     // 16 proposals, one in four random: all 12 neighbours are among them.
     for (const auto& n : neighbours) CHECK(seen.count(n) == 1);
   }
+}
+
+}  // namespace ar
+
+namespace ar {
+
+// Found on the H200: proposals compiled ahead against an older incumbent
+// silently undid the keep that came in between. A stale proposal keeps only
+// its own change, applied to the current incumbent.
+TEST_CASE("a stale proposal is rebased onto the current incumbent, or dropped") {
+  Manifest m = test::toy_manifest();
+  Tuner tuner(m, Strategy::Random, 7, nullptr);
+  AgentContext old_ctx;
+  old_ctx.manifest = &m;
+  old_ctx.incumbent_tunables = test::defaults_of(m);   // TILE 16, UNROLL 1, VEC 1
+  old_ctx.incumbent_id = 0;
+  Proposal stale;
+  stale.tunables = {{"TILE", 16}, {"UNROLL", 4}, {"VEC", 1}};   // changes UNROLL only
+  stale.base_tunables = old_ctx.incumbent_tunables;
+  stale.base_id = 0;
+
+  AgentContext now = old_ctx;
+  now.incumbent_id = 5;
+  now.incumbent_tunables = {{"TILE", 32}, {"UNROLL", 1}, {"VEC", 2}};   // the keep moved TILE and VEC
+  auto rebased = tuner.rebase(stale, now);
+  REQUIRE(rebased);
+  CHECK(rebased->tunables == Tunables{{"TILE", 32}, {"UNROLL", 4}, {"VEC", 2}});   // the keep survives
+  CHECK(rebased->idea == "UNROLL 1→4");
+  CHECK(rebased->base_id == 5);
+
+  // Its change is what the keep already did: nothing left to try.
+  Proposal same = stale;
+  same.tunables = {{"TILE", 32}, {"UNROLL", 1}, {"VEC", 1}};
+  now.incumbent_tunables = {{"TILE", 32}, {"UNROLL", 1}, {"VEC", 1}};
+  CHECK_FALSE(tuner.rebase(same, now));
+  // The rebased point breaks a constraint (TILE * VEC <= 128): dropped.
+  Proposal wide = stale;
+  wide.tunables = {{"TILE", 16}, {"UNROLL", 1}, {"VEC", 8}};
+  now.incumbent_tunables = {{"TILE", 64}, {"UNROLL", 1}, {"VEC", 1}};
+  CHECK_FALSE(tuner.rebase(wide, now));
 }
 
 }  // namespace ar

@@ -117,12 +117,13 @@ class FakeGit : public Git {
 
   void remove_worktree(const std::filesystem::path& dir) override { removed_.push_back(dir); }
 
-  std::vector<std::string> changed_files() override {
+  std::vector<std::string> changed_files(const std::string& ignored_under = "") override {
     std::set<std::string> out;
     const Tree& base = head_tree();
     for (const auto& [path, content] : files_) {
       auto it = base.find(path);
-      if (!ignored(path) && (it == base.end() || it->second != content)) out.insert(path);
+      bool counted = !ignored(path) || (!ignored_under.empty() && under(path, ignored_under));
+      if (counted && (it == base.end() || it->second != content)) out.insert(path);
     }
     for (const auto& [path, content] : base) {
       if (!files_.count(path)) out.insert(path);
@@ -163,11 +164,36 @@ class FakeGit : public Git {
 
   void discard_changes() override {
     ++discards_;
-    Tree kept = head_tree();
-    for (const auto& [path, content] : files_) {
-      if (ignored(path)) kept[path] = content;
-    }
-    files_ = kept;
+    files_ = head_tree();
+  }
+
+  std::string current_branch() override { return branch_; }
+
+  void restore(const std::string& branch, const std::string& commit) override {
+    branch_ = branch;
+    head_ = commit;
+    branches_[branch_] = head_;
+    files_ = head_tree();
+  }
+
+  std::vector<CommitInfo> commits(const std::string& range) override {
+    auto dots = range.find("..");
+    std::string from = dots == std::string::npos ? "" : range.substr(0, dots);
+    std::string to = dots == std::string::npos ? range : range.substr(dots + 2);
+    auto stop = from.empty() ? std::optional<std::string>("") : resolve(from);
+    auto sha = resolve(to.empty() ? "HEAD" : to);
+    if (!stop || !sha) throw GitError("fatal: bad revision '" + range + "'");
+    std::vector<CommitInfo> out;
+    for (std::string s = *sha; !s.empty() && s != *stop; s = commit(s).parent)
+      out.insert(out.begin(), {s, commit(s).message});
+    return out;
+  }
+
+  // Test helper: an agent that commits or switches branch behind the loop's back.
+  void switch_branch(const std::string& name) {
+    if (!branches_.count(name)) branches_[name] = head_;
+    branch_ = name;
+    head_ = branches_[name];
   }
 
   std::optional<std::string> show(const std::string& rev, const std::string& path) override {

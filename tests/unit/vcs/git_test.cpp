@@ -46,7 +46,7 @@ struct Repo {
     git_out(root, {"init", "-q", "-b", "main"});
     write_file_atomic(root / "kernels/k/kernel.cu", "__global__ void k() {}\n");
     write_file_atomic(root / "kernels/k/reference.h", "// oracle\n");
-    write_file_atomic(root / ".gitignore", "build/\n");
+    write_file_atomic(root / ".gitignore", "build/\n*.o\n");
     git = make_real_git(runner, root);
     git->commit_all("initial");
   }
@@ -123,7 +123,7 @@ TEST_CASE("changes, diff, commit and discard in a worktree") {
   CHECK(repo.git->resolve("autoresearch/k-1") == kept);
   CHECK(repo.git->head() == base);  // the user's checkout did not move
 
-  SECTION("discard drops tracked and untracked changes but keeps ignored files") {
+  SECTION("discard drops tracked, untracked and ignored changes: nothing an agent leaves survives") {
     write_file_atomic(wt_dir / "kernels/k/kernel.cu", "broken\n");
     write_file_atomic(wt_dir / "kernels/k/scratch/new.cu", "junk\n");
     write_file_atomic(wt_dir / "notes.txt", "junk\n");
@@ -134,8 +134,35 @@ TEST_CASE("changes, diff, commit and discard in a worktree") {
     CHECK(read_file(wt_dir / "kernels/k/kernel.cu") == "__global__ void k() { /* faster */ }\n");
     CHECK_FALSE(fs::exists(wt_dir / "kernels/k/scratch"));
     CHECK_FALSE(fs::exists(wt_dir / "notes.txt"));
-    CHECK(read_file(wt_dir / "build/kernel.o") == "object");
+    CHECK_FALSE(fs::exists(wt_dir / "build/kernel.o"));
     CHECK(wt->head() == kept);
+  }
+
+  SECTION("ignored files count as changes under the package, not elsewhere") {
+    write_file_atomic(wt_dir / "kernels/k/hidden.o", "int cheat;\n");   // *.o is ignored
+    write_file_atomic(wt_dir / "build/other.o", "object");
+    CHECK(wt->changed_files().empty());
+    CHECK(wt->changed_files("kernels/k") == Paths{"kernels/k/hidden.o"});
+  }
+
+  SECTION("restore undoes an agent's commits and branch switches") {
+    write_file_atomic(wt_dir / "kernels/k/kernel.cu", "sneaky\n");
+    wt->commit_all("agent commit");
+    git_out(wt_dir, {"checkout", "-q", "-b", "elsewhere"});
+    CHECK(wt->current_branch() == "elsewhere");
+    wt->restore("autoresearch/k-1", kept);
+    CHECK(wt->current_branch() == "autoresearch/k-1");
+    CHECK(wt->head() == kept);
+    CHECK(read_file(wt_dir / "kernels/k/kernel.cu") == "__global__ void k() { /* faster */ }\n");
+  }
+
+  SECTION("commits lists sha and whole message, oldest first") {
+    wt->commit_all("keep 2\n\nrun: k-1 candidate 7\n");
+    auto list = wt->commits(base + "..HEAD");
+    REQUIRE(list.size() == 2);
+    CHECK(list[0].sha == kept);
+    CHECK(list[0].message.rfind("keep 1", 0) == 0);
+    CHECK(list[1].message.find("run: k-1 candidate 7") != std::string::npos);
   }
 
   SECTION("a diff before a commit does not get in the commit's way") {

@@ -1,0 +1,194 @@
+#pragma once
+// The loop against fakes: a scripted harness (times from a model of the
+// artifact: the tunable X and markers in the source), a fake compiler, a fake
+// clock and a recording printer; git is real, in a temporary repository,
+// because the loop edits files in its worktree. Text agents run for real:
+// /bin/sh and bwrap go to the real process runner.
+#include <atomic>
+#include <fstream>
+#include <random>
+
+#include "autoresearch/log/experiment_log.h"
+#include "autoresearch/loop/run_loop.h"
+#include "autoresearch/util/errors.h"
+#include "catch.h"
+#include "unit/fakes/fake_process.h"
+#include "unit/fakes/temp_dir.h"
+
+namespace loop_test {
+
+namespace fs = std::filesystem;
+using namespace ar;
+
+
+// What the scripted harness reads from an artifact (the fake compiler writes
+// its command line and the kernel source into it).
+struct Model {
+  int x = 0;            // the tunable X
+  bool fast = false;    // the source says FAST: 0.7x the time
+  bool wrong = false;   // X = 3, or the source says WRONG
+};
+
+// Times in µs by the value of X that the artifact was built with, and the source.
+inline double model_us(const Model& m) {
+  double t = m.x == 1 ? 90 : m.x == 2 ? 80 : 100;
+  return m.fast ? t * 0.7 : t;
+}
+
+class ScriptedHarness : public Harness {
+ public:
+  ScriptedHarness(std::atomic<bool>* stop, int interrupt_at_bench, int* kills_left)
+      : stop_(stop), interrupt_at_(interrupt_at_bench), kills_left_(kills_left) {}
+  std::optional<nlohmann::json> start(std::string*) override { return nlohmann::json{{"name", "Fake GPU"}, {"kind", "cpu"}}; }
+  void stop() override {}
+  HarnessReply call(const nlohmann::json& req, std::chrono::milliseconds) override {
+    HarnessReply r;
+    r.status = HarnessReply::Status::Ok;
+    std::string cmd = req["cmd"];
+    if (cmd == "load") {
+      std::ifstream in(req["artifact"].get<std::string>());
+      std::string text((std::istreambuf_iterator<char>(in)), {});
+      Model m;
+      m.x = text.find("-DX=") == std::string::npos ? 0 : text[text.find("-DX=") + 4] - '0';
+      m.fast = text.find("FAST") != std::string::npos;
+      m.wrong = m.x == 3 || text.find("WRONG") != std::string::npos;
+      slots_[req["slot"]] = m;
+      r.body = {{"ok", true}};
+    } else if (cmd == "verify") {
+      if (req["slot"] == "cand" && kills_left_ && *kills_left_ > 0) {
+        // The OOM killer takes the harness: not the candidate's doing.
+        --*kills_left_;
+        r.status = HarnessReply::Status::Crashed;
+        r.signal = 9;
+        r.message = "the harness died (killed by signal 9 (SIGKILL))";
+        return r;
+      }
+      bool wrong = slots_[req["slot"]].wrong;
+      r.body = {{"ok", true}, {"pass", !wrong}, {"reason", wrong ? "out: 7 elements outside tolerance" : ""}, {"seconds", 0.01}};
+    } else if (cmd == "bench") {
+      if (++benches_ == interrupt_at_) {
+        stop_->store(true);
+        r.status = HarnessReply::Status::Cancelled;
+        r.message = "interrupted";
+        return r;
+      }
+      int n = req["min_samples"];
+      nlohmann::json samples = nlohmann::json::object();
+      for (const auto& slot : req["slots"]) {
+        std::vector<double> v;
+        for (int i = 0; i < n; ++i) v.push_back(model_us(slots_[slot]) * (1 + 0.002 * noise_(rng_)));
+        samples[slot.get<std::string>()] = v;
+      }
+      r.body = {{"ok", true}, {"samples", samples}, {"rounds", n}, {"seconds", 0.05}};
+    } else {
+      r.body = {{"ok", true}};
+    }
+    return r;
+  }
+
+ private:
+  std::atomic<bool>* stop_;
+  int interrupt_at_;
+  int* kills_left_;
+  int benches_ = 0;
+  std::map<std::string, Model> slots_;
+  std::mt19937_64 rng_{42};
+  std::normal_distribution<double> noise_{0, 1};
+};
+
+struct Fixture {
+  TempDir dir;
+  TempDir locks;   // device locks: not the machine's, other tests measure meanwhile
+  FakeProcessRunner compiler;
+  RealProcessRunner real;
+  FakeClock clock;
+  RecordingPrinter printer;
+  std::atomic<bool> stop{false};
+  int interrupt_at_bench = -1;
+  int harness_kills = 0;     // verifies of the candidate that die by SIGKILL first
+  World world;
+
+  Fixture() {
+    fs::path pkg = dir.path() / "kernels" / "toy";
+    fs::create_directories(pkg);
+    std::ofstream(pkg / "kernel.cpp") << "extern \"C\" void ar_kernel(const void*) {}\n";
+    std::ofstream(pkg / "problem.cpp") << "// protected\n";
+    std::ofstream(pkg / "tunables.json") << "{\"X\": 0}\n";
+    std::ofstream(pkg / "manifest.json") << R"({"schema": 1, "name": "toy", "backend": "cpu",
+      "editable": ["kernel.cpp"], "kernel": {"source": "kernel.cpp", "tunables_file": "tunables.json"},
+      "harness": {"sources": ["problem.cpp"]},
+      "tunables": [{"name": "X", "values": [0, 1, 2, 3], "default": 0}],
+      "workloads": [{"name": "w1", "params": {"n": 1}, "quick": true, "timed": true},
+                    {"name": "w2", "params": {"n": 2}, "timed": true}],
+      "tolerances": [{"output": "out", "abs": 1e-3}]})";
+    git({"init", "-q", "-b", "main"});
+    git({"add", "-A"});
+    git({"commit", "-qm", "toy"});
+    // The fake compiler: -E echoes the kernel under a line marker; a build
+    // writes the command line into the artifact, where the harness reads X.
+    compiler.on("c++", [](const ProcessSpec& s) {
+      ProcessResult r;
+      r.exit_code = 0;
+      bool preprocess = std::find(s.argv.begin(), s.argv.end(), "-E") != s.argv.end();
+      if (preprocess) {
+        r.out = "# 1 \"" + s.argv.back() + "\"\nextern \"C\" void ar_kernel(const void*) {}\n";
+        return r;
+      }
+      auto out = std::find(s.argv.begin(), s.argv.end(), "-o");
+      std::ofstream f(*(out + 1));
+      for (const auto& a : s.argv) f << a << " ";
+      std::ifstream source(*(out - 1));
+      f << "\n" << std::string((std::istreambuf_iterator<char>(source)), {});
+      return r;
+    });
+    // Agent commands and the sandbox probe run for real.
+    for (const char* program : {"/bin/sh", "bwrap"})
+      compiler.on(program, [this](const ProcessSpec& s) { return real.run(s); });
+    world.runner = &compiler;
+    world.clock = &clock;
+    world.printer = &printer;
+    world.stop = &stop;
+    world.open_git = [this](const fs::path& d) { return make_real_git(real, d); };
+    world.open_harness = [this](const fs::path&, int) {
+      return std::make_unique<ScriptedHarness>(&stop, interrupt_at_bench, &harness_kills);
+    };
+    world.find_toolchain = [](Backend, std::string*) { return Toolchain{"c++", "fake 1.0"}; };
+    world.build_harness = [](const Manifest&, const Paths&, const Toolchain&) { return fs::path("/fake/harness"); };
+  }
+
+  std::string git(const std::vector<std::string>& args) {
+    ProcessSpec s;
+    s.argv = {"git", "-C", dir.path().string(), "-c", "user.name=t", "-c", "user.email=t@t"};
+    s.argv.insert(s.argv.end(), args.begin(), args.end());
+    auto r = real.run(s);
+    REQUIRE(r.ok());
+    return r.out;
+  }
+
+  RunRequest request(std::vector<std::pair<std::string, nlohmann::json>> options = {}) {
+    RunRequest req;
+    req.paths.repo = dir.path();
+    req.paths.home = AR_TEST_SOURCE_DIR;
+    req.paths.locks = locks.path();
+    req.config.kernel = "toy";
+    req.config.tag = "t";
+    req.config.seed = 5;
+    req.config.strategy = "random";
+    req.config.cache = false;
+    for (auto& [k, v] : options) apply_json(req.config, {{k, v}}, "test");
+    return req;
+  }
+
+  std::vector<nlohmann::json> lines() {
+    return read_log(dir.path() / ".autoresearch/runs/toy-t/experiments.jsonl").lines;
+  }
+};
+
+inline std::vector<nlohmann::json> of(const std::vector<nlohmann::json>& lines, const std::string& type) {
+  std::vector<nlohmann::json> out;
+  for (const auto& l : lines)
+    if (l["type"] == type) out.push_back(l);
+  return out;
+}
+
+}  // namespace loop_test
