@@ -25,6 +25,10 @@ const CommandSpec kCommands[] = {
     {"log", "the experiments of a run, one line each (--json for machines, --follow to tail)", add_log_command},
     {"doctor", "what is present (GPU, driver, compilers, git, sanitizer, LLM keys) and how to fix what is not",
      add_doctor_command},
+    {"context", "print the context pack a text agent receives (rules, hardware, model, ideas, history, source)",
+     add_context_command},
+    {"profile", "the kernel's hardware-counter profile (ncu, --clock-control none), as text agents get it",
+     add_profile_command},
 };
 
 }  // namespace

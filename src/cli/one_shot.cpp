@@ -48,6 +48,7 @@ OneShot prepare_one_shot(World& world, const RunConfig& cfg, const std::vector<s
     throw usage_error(fmt::format("{} is being measured by another autoresearch process ({})", device, holder));
   world.printer->status("building the harness for " + o.manifest.name);
   auto exe = world.build_harness(o.manifest, o.paths, *tc);
+  o.harness_exe = exe;
   world.printer->status("building " + o.manifest.name);
   o.build = o.builder->build(o.manifest.dir, o.tunables, o.paths.state() / "scratch" / o.manifest.name, world.stop);
   if (o.build.cancelled) throw Fatal(kExitInterrupted, "interrupted");

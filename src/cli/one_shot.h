@@ -22,6 +22,7 @@ struct OneShot {
   Manifest manifest;
   Tunables tunables;
   std::unique_ptr<Builder> builder;
+  std::filesystem::path harness_exe;
   std::unique_ptr<Harness> harness;
   std::unique_ptr<HarnessSession> session;
   std::unique_ptr<FileLock> device_lock;
