@@ -2,6 +2,7 @@
 // cancel flag and the idle timeout are checked every 100 ms, whatever the
 // network does; libcurl enforces the connect and total timeouts itself.
 #include <curl/curl.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <cctype>
@@ -100,7 +101,13 @@ class CurlTransport : public HttpTransport {
  public:
   CurlTransport() {
     static std::once_flag once;
-    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+    std::call_once(once, [] {
+      curl_global_init(CURL_GLOBAL_DEFAULT);
+      // With CURLOPT_NOSIGNAL (needed with threads) libcurl no longer shields
+      // us from SIGPIPE, and a TLS write to a reset connection raises it. The
+      // driver ignores SIGPIPE anyway (util/process_group does the same).
+      signal(SIGPIPE, SIG_IGN);
+    });
   }
 
   HttpResponse send(const HttpRequest& request) override {
@@ -125,7 +132,11 @@ class CurlTransport : public HttpTransport {
 
     curl_easy_setopt(easy, CURLOPT_URL, request.url.c_str());
     curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+#if LIBCURL_VERSION_NUM >= 0x075500  // 7.85
     curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+    curl_easy_setopt(easy, CURLOPT_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
     curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);  // a redirect comes back as a 3xx
     curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, to_ms(request.connect_timeout_s));
     curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, to_ms(request.total_timeout_s));

@@ -3,8 +3,10 @@
 // script in order, and misbehaves on cue.
 //
 //   fake_llm_server --script FILE.json [--port-file FILE] [--record FILE.jsonl]
-//                   [--host 127.0.0.1] [--port 0]
+//                   [--host 127.0.0.1] [--port 0] [--tls-cert FILE --tls-key FILE]
 //
+// --tls-cert/--tls-key serve HTTPS (where cpp-httplib has OpenSSL), so a test
+// can check that a certificate the system CAs do not know is refused.
 // It binds the host (port 0: an ephemeral port), writes the port number to
 // --port-file once it listens, and serves until SIGTERM or SIGINT (exit 0).
 // Paths: POST /v1/chat/completions and /chat/completions (OpenAI shape),
@@ -51,6 +53,7 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -69,7 +72,7 @@ using fake_llm::Api;
 std::atomic<bool> g_stopping{false};
 
 struct Options {
-  std::string script, port_file, record, host = "127.0.0.1";
+  std::string script, port_file, record, host = "127.0.0.1", tls_cert, tls_key;
   int port = 0;
 };
 
@@ -91,9 +94,12 @@ Options parse_args(int argc, char** argv) {
     else if (arg == "--record") o.record = value();
     else if (arg == "--host") o.host = value();
     else if (arg == "--port") o.port = std::atoi(value().c_str());
-    else die("unknown argument '" + arg + "' (expected --script, --port-file, --record, --host, --port)");
+    else if (arg == "--tls-cert") o.tls_cert = value();
+    else if (arg == "--tls-key") o.tls_key = value();
+    else die("unknown argument '" + arg + "' (expected --script, --port-file, --record, --host, --port, --tls-cert, --tls-key)");
   }
   if (o.script.empty()) die("--script FILE.json is required");
+  if (o.tls_cert.empty() != o.tls_key.empty()) die("--tls-cert and --tls-key go together");
   return o;
 }
 
@@ -288,7 +294,19 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
-  httplib::Server server;
+  std::unique_ptr<httplib::Server> server_owner;
+  if (!options.tls_cert.empty()) {
+#ifdef CPPHTTPLIB_OPENSSL_SUPPORT
+    auto tls = std::make_unique<httplib::SSLServer>(options.tls_cert.c_str(), options.tls_key.c_str());
+    if (!tls->is_valid()) die("cannot load --tls-cert / --tls-key", 1);
+    server_owner = std::move(tls);
+#else
+    die("this build of cpp-httplib has no TLS support", 1);
+#endif
+  } else {
+    server_owner = std::make_unique<httplib::Server>();
+  }
+  httplib::Server& server = *server_owner;
   server.new_task_queue = [] { return new httplib::ThreadPool(32); };
 
   auto answer = [&](Api api) {

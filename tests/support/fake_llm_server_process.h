@@ -28,15 +28,17 @@ class FakeLlmServerProcess {
  public:
   // `binary`: the fake_llm_server executable; `dir`: a scratch folder for the
   // script, port and record files; `env`: added to the child's environment
-  // (e.g. FAKE_LLM_EXPECT_KEY).
+  // (e.g. FAKE_LLM_EXPECT_KEY); `extra_args`: more flags (e.g. --tls-cert).
   FakeLlmServerProcess(const std::string& binary, const std::filesystem::path& dir,
-                       const nlohmann::json& script, const std::map<std::string, std::string>& env = {})
+                       const nlohmann::json& script, const std::map<std::string, std::string>& env = {},
+                       const std::vector<std::string>& extra_args = {})
       : dir_(dir) {
     std::filesystem::create_directories(dir_);
     std::ofstream(dir_ / "script.json") << script.dump(2);
     std::filesystem::remove(dir_ / "port");
     std::vector<std::string> args = {binary, "--script", (dir_ / "script.json").string(), "--port-file",
                                      (dir_ / "port").string(), "--record", record_path().string()};
+    args.insert(args.end(), extra_args.begin(), extra_args.end());
     std::vector<std::string> envs;
     for (char** e = environ; *e; ++e) {
       std::string entry = *e;
@@ -69,8 +71,8 @@ class FakeLlmServerProcess {
   FakeLlmServerProcess& operator=(const FakeLlmServerProcess&) = delete;
 
   int port() const { return port_; }
-  std::string base_url(const std::string& path = "") const {
-    return "http://127.0.0.1:" + std::to_string(port_) + path;
+  std::string base_url(const std::string& path = "", const std::string& scheme = "http") const {
+    return scheme + "://127.0.0.1:" + std::to_string(port_) + path;
   }
   std::filesystem::path record_path() const { return dir_ / "record.jsonl"; }
 

@@ -99,8 +99,8 @@ struct LlmRequest {
   std::vector<LlmMessage> messages;   // at least one; Anthropic wants user first, alternating
   std::optional<int> max_output_tokens;  // overrides the settings for this call
   const std::atomic<bool>* cancel = nullptr;  // polled during transfers and backoff
-  // Called as streamed text arrives (from the transfer's thread). A retry
-  // starts again from zero.
+  // Called on the calling thread as streamed text arrives (e.g. for a status
+  // line). A retry starts again from zero.
   std::function<void(const LlmProgress&)> on_progress;
 };
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -208,6 +209,22 @@ TEST_CASE("http: 429 retry-after, a body that is not JSON, a redirect not follow
   CHECK(moved.server->records().size() == 1);
 }
 
+TEST_CASE("http: after the script, error_500 answers 500 until the client gives up", "[llm][http]") {
+  LlmSettings s = anthropic_settings();
+  s.max_attempts = 2;
+  ServerRig rig(s, {{"responses", {{{"text", "the only answer"}}}}, {"after_last", "error_500"}});
+  CHECK(rig.client->complete(hello_request()).text == "the only answer");
+  try {
+    rig.client->complete(hello_request());
+    FAIL("expected the endpoint to be unavailable");
+  } catch (const LlmError& e) {
+    CHECK(e.kind() == LlmErrorKind::unavailable);
+    CHECK(e.http_status() == 500);
+    CHECK(std::string(e.what()).find("the fake server's script is used up") != std::string::npos);
+  }
+  CHECK(rig.server->records().size() == 3);
+}
+
 TEST_CASE("http: Ctrl-C during a slow answer stops the call at once", "[llm][http]") {
   ServerRig rig(openai_settings(), {{"responses", {{{"text", "slow"}, {"delay_ms", 5000}}}}});
   std::atomic<bool> cancel{false};
@@ -226,6 +243,32 @@ TEST_CASE("http: Ctrl-C during a slow answer stops the call at once", "[llm][htt
   }
   ctrl_c.join();
   CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 1.5);
+}
+
+TEST_CASE("http: a certificate the system CAs do not know is refused, never waved through", "[llm][http]") {
+  TempDir dir;
+  std::string cert = (dir / "cert.pem").string(), key = (dir / "key.pem").string();
+  std::string make_cert = "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=127.0.0.1 -keyout " + key +
+                          " -out " + cert + " >/dev/null 2>&1";
+  if (std::system(make_cert.c_str()) != 0) {
+    WARN("openssl is not installed: the TLS check is skipped");
+    return;
+  }
+  FakeLlmServerProcess server(AR_FAKE_LLM_SERVER, dir / "s", {{"responses", {{{"text", "must not arrive"}}}}}, {},
+                              {"--tls-cert", cert, "--tls-key", key});
+  LlmSettings s = openai_settings();
+  s.base_url = server.base_url("/v1", "https");
+  LlmClientDeps deps;
+  deps.sleeper = std::make_shared<RecordingSleeper>();
+  auto client = make_llm_client(s, ApiKey{kTestKey, "OPENAI_API_KEY"}, test_prices(), deps);
+  try {
+    client->complete(hello_request());
+    FAIL("a self-signed certificate was accepted");
+  } catch (const LlmError& e) {
+    CHECK(e.kind() == LlmErrorKind::bad_request);
+    CHECK(std::string(e.what()).find("did not verify against the system CAs") != std::string::npos);
+  }
+  CHECK(server.records().empty());  // nothing was sent over the unverified connection
 }
 
 TEST_CASE("http: nothing listening is a connect error", "[llm][http]") {
