@@ -56,9 +56,9 @@ struct LlmSettings {
   std::optional<double> temperature;  // unset: left out of the request
   int max_output_tokens = 8192;
   MaxTokensField max_tokens_field = MaxTokensField::automatic;
-  bool stream = true;               // SSE, so long answers do not hit the total timeout
+  bool stream = true;               // SSE: a dead stream is caught by the idle timeout early
   double connect_timeout_s = 10;
-  double total_timeout_s = 600;     // per attempt
+  double total_timeout_s = 600;     // per attempt, streamed or not
   double idle_timeout_s = 120;      // streaming: no byte for this long ends the attempt
   int max_attempts = 6;             // all attempts of one call, the first included
   int max_bad_response_attempts = 3;  // a 200 whose body is not the expected JSON
@@ -76,7 +76,7 @@ std::string effective_base_url(const LlmSettings& settings);
 std::string completion_url(const LlmSettings& settings);
 // The field the output-token limit is sent in, with `automatic` resolved.
 std::string max_tokens_field_name(const LlmSettings& settings);
-// Empty when usable; otherwise what is wrong, e.g. "llm model: empty (set --llm-model)".
+// Empty when usable; otherwise what is wrong, e.g. "the LLM model is not set: set --llm-model".
 std::string validate_llm_settings(const LlmSettings& settings);
 // Empty when the key is fine for this endpoint; otherwise what to set, e.g.
 // "no API key for https://api.openai.com/v1: set AUTORESEARCH_LLM_API_KEY or
