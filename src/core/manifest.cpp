@@ -338,23 +338,28 @@ bool satisfies_constraints(const Manifest& m, const std::map<std::string, long l
 
 std::map<std::string, long long> read_tunables_file(const Manifest& m,
                                                     const std::filesystem::path& file) {
+  if (!std::filesystem::exists(file)) return m.default_tunables();
+  return parse_tunables_text(m, read_file(file), file.string());
+}
+
+std::map<std::string, long long> parse_tunables_text(const Manifest& m, const std::string& text,
+                                                     const std::string& origin) {
   auto values = m.default_tunables();
-  if (!std::filesystem::exists(file)) return values;
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(read_file(file));
+    doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    throw usage_error(fmt::format("{}: not valid JSON: {}", file.string(), e.what()));
+    throw usage_error(fmt::format("{}: not valid JSON: {}", origin, e.what()));
   }
-  if (!doc.is_object()) throw usage_error(file.string() + ": expected an object {NAME: value}");
+  if (!doc.is_object()) throw usage_error(origin + ": expected an object {NAME: value}");
   for (const auto& [k, v] : doc.items()) {
     const Tunable* t = m.find_tunable(k);
-    if (!t) throw usage_error(fmt::format("{}: {}: not a tunable of {}", file.string(), k, m.name));
+    if (!t) throw usage_error(fmt::format("{}: {}: not a tunable of {}", origin, k, m.name));
     if (!v.is_number_integer())
-      throw usage_error(fmt::format("{}: {}: expected an integer, got {}", file.string(), k, v.dump()));
+      throw usage_error(fmt::format("{}: {}: expected an integer, got {}", origin, k, v.dump()));
     long long x = v.get<long long>();
     if (std::find(t->values.begin(), t->values.end(), x) == t->values.end())
-      throw usage_error(fmt::format("{}: {}: {} is not an allowed value", file.string(), k, x));
+      throw usage_error(fmt::format("{}: {}: {} is not an allowed value", origin, k, x));
     values[k] = x;
   }
   return values;

@@ -239,7 +239,7 @@ class HttpLlmClient : public LlmClient {
         break;
       }
     }
-    CallCost cost = call_cost(*prices_, {answer.model, settings_.model}, effective_base_url(settings_), r.usage);
+    CallCost cost = call_cost(*prices_, {answer.model, settings_.model}, endpoint_bills(settings_), r.usage);
     r.cost_usd = cost.usd;
     r.cost_estimated = cost.estimated;
     r.cost_basis = cost.basis;

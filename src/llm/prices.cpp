@@ -178,10 +178,10 @@ double usd(const ModelPrice& p, const LlmUsage& u) {
 
 }  // namespace
 
-CallCost call_cost(const PriceTable& prices, const std::vector<std::string>& models,
-                   const std::string& base_url, const LlmUsage& usage) {
+CallCost call_cost(const PriceTable& prices, const std::vector<std::string>& models, bool paid,
+                   const LlmUsage& usage) {
   CallCost cost;
-  if (!is_paid_endpoint(base_url)) {
+  if (!paid) {
     cost.basis = "free endpoint (local address)";
     return cost;
   }

@@ -121,10 +121,14 @@ std::string validate_llm_settings(const LlmSettings& s) {
   return "";
 }
 
+bool endpoint_bills(const LlmSettings& settings) {
+  return settings.paid ? *settings.paid : is_paid_endpoint(effective_base_url(settings));
+}
+
 std::string missing_key_problem(const LlmSettings& settings, const ApiKey& key) {
   if (!key.empty()) return "";
   std::string base = effective_base_url(settings);
-  if (!is_paid_endpoint(base)) return "";
+  if (!endpoint_bills(settings)) return "";
   return fmt::format("no API key for {}: set {} (a local endpoint, e.g. --llm-base-url "
                      "http://localhost:8000/v1, needs none)",
                      url_for_messages(base), api_key_variables(settings.provider));

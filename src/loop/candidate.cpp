@@ -196,11 +196,7 @@ class CandidateRun {
   bool apply() {
     auto& m = ctx_.manifest;
     try {
-      if (p_.edited_worktree) {
-        // The agent edited the worktree; the tunables it left are what is built.
-        p_.tunables = read_tunables_file(m, ctx_.package_dir / m.tunables_file);
-      } else {
-        write_file_atomic(ctx_.package_dir / m.tunables_file, tunables_to_json_text(p_.tunables));
+      if (!p_.edited_worktree) {
         for (const auto& [rel, text] : p_.files) {
           fs::path path(rel);
           if (path.is_absolute() || rel.find("..") != std::string::npos) {
@@ -209,9 +205,13 @@ class CandidateRun {
           }
           write_file_atomic(ctx_.package_dir / path, text);
         }
+        if (!p_.files.count(m.tunables_file))
+          write_file_atomic(ctx_.package_dir / m.tunables_file, tunables_to_json_text(p_.tunables));
       }
+      // A text agent may change the tunables file: what it left is what is built.
+      if (p_.changes_source()) p_.tunables = read_tunables_file(m, ctx_.package_dir / m.tunables_file);
     } catch (const Fatal& e) {
-      if (p_.edited_worktree) {
+      if (p_.changes_source()) {
         finish(Decision::AgentError, std::string("the agent left an unusable tunables file: ") + e.what());
       } else {
         finish(Decision::Error, std::string("could not apply the proposal: ") + e.what());

@@ -163,10 +163,6 @@ void start_harness(RunContext& ctx) {
 void make_agent(RunContext& ctx) {
   const RunConfig& c = ctx.cfg;
   if (c.agent == "command") {
-    if (c.agent_sandbox) {
-      std::string why = sandbox_unavailable_reason(*ctx.world.runner);
-      if (!why.empty()) throw usage_error("--agent-sandbox: " + why);
-    }
     CommandAgentSettings s;
     s.command = c.agent_cmd;
     s.timeout_s = c.agent_timeout_s;
@@ -189,6 +185,7 @@ void make_agent(RunContext& ctx) {
 void setup_new_run(RunContext& ctx) {
   auto& cfg = ctx.cfg;
   validate_config(cfg);
+  check_agent_can_start(ctx);
   ctx.manifest = load_manifest(resolve_manifest(ctx.paths, cfg.kernel));
   ctx.goal = parse_goal(cfg.goal);
   configure_rule(ctx);
@@ -300,6 +297,7 @@ void setup_resume(RunContext& ctx, const std::string& run_id, const nlohmann::js
   apply_json(ctx.cfg, h.value("config", nlohmann::json::object()), file.string() + " (header config)");
   apply_json(ctx.cfg, overrides, "the command line");
   validate_config(ctx.cfg);
+  check_agent_can_start(ctx);
   configure_rule(ctx);
   ctx.package_prefix = h.value("package", "");
   ctx.branch = h.value("branch", "");

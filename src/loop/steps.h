@@ -34,6 +34,9 @@ std::string profile_artifact(RunContext& ctx, const std::filesystem::path& artif
 
 // llm_agent_factory.cpp: the LLM agent with its HTTP client, from the run's options.
 std::unique_ptr<Agent> make_llm_agent(RunContext& ctx);
+// Refuses, before anything is created, an agent that cannot start (no key for
+// a paid endpoint, bad LLM settings, a sandbox the kernel forbids).
+void check_agent_can_start(RunContext& ctx);
 
 // calibration.cpp: the A/A noise and the best-vs-baseline measurement.
 // Both return false when the measurement failed (the reason is printed).

@@ -28,12 +28,14 @@ std::map<std::string, std::string> test_env() {
           {"GIT_CONFIG_SYSTEM", "/dev/null"}};
 }
 
-ar::ProcessResult run_in(const fs::path& dir, const std::vector<std::string>& argv, int timeout_s) {
+ar::ProcessResult run_in(const fs::path& dir, const std::vector<std::string>& argv, int timeout_s,
+                         const std::map<std::string, std::string>& more = {}) {
   ar::RealProcessRunner r;
   ar::ProcessSpec s;
   s.argv = argv;
   s.cwd = dir;
   s.env = test_env();
+  for (const auto& [k, v] : more) s.env[k] = v;
   s.timeout = std::chrono::seconds(timeout_s);
   return r.run(s);
 }
@@ -81,6 +83,27 @@ ar::ProcessResult run_cli(const TempRepo& repo, const std::vector<std::string>& 
   std::vector<std::string> argv = {AR_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_in(repo.dir, argv, timeout_s);
+}
+
+ar::ProcessResult run_cli_env(const TempRepo& repo, const std::vector<std::string>& args,
+                              const std::map<std::string, std::string>& env, int timeout_s) {
+  std::vector<std::string> argv = {AR_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_in(repo.dir, argv, timeout_s, env);
+}
+
+std::vector<fs::path> files_containing(const fs::path& dir, const std::string& needle) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec || !it->is_regular_file(ec)) continue;
+    std::ifstream in(it->path(), std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    if (s.str().find(needle) != std::string::npos) out.push_back(it->path());
+  }
+  return out;
 }
 
 Background::Background(const TempRepo& repo, const std::vector<std::string>& args) {

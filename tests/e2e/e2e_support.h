@@ -3,6 +3,7 @@
 // packages, and the real autoresearch binary run inside it.
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,11 @@ struct TempRepo {
 };
 
 ar::ProcessResult run_cli(const TempRepo& repo, const std::vector<std::string>& args, int timeout_s = 900);
+// The same with more environment (an API key for the fake endpoint).
+ar::ProcessResult run_cli_env(const TempRepo& repo, const std::vector<std::string>& args,
+                              const std::map<std::string, std::string>& env, int timeout_s = 900);
+// Every file under `dir` whose bytes contain `needle` (a secret that must be nowhere on disk).
+std::vector<std::filesystem::path> files_containing(const std::filesystem::path& dir, const std::string& needle);
 
 // Runs the binary in the background; signal() sends a signal; wait() reaps it.
 class Background {

@@ -63,6 +63,7 @@ struct RunConfig {
   double llm_temperature = -1;        // < 0: not sent (reasoning models reject it)
   int llm_max_output_tokens = 16384;
   std::string llm_max_tokens_field = "auto";
+  std::string llm_paid = "auto";      // does the endpoint bill: auto (by its host), true (a proxy to a paid API), false
   bool llm_stream = true;
   double llm_connect_timeout_s = 10;
   double llm_timeout_s = 600;         // per attempt; a streamed answer may take long
@@ -121,6 +122,7 @@ struct RunConfig {
     v("llm_temperature", llm_temperature, "sampling temperature (negative: not sent)");
     v("llm_max_output_tokens", llm_max_output_tokens, "most tokens per answer");
     v("llm_max_tokens_field", llm_max_tokens_field, "auto, max_tokens or max_completion_tokens");
+    v("llm_paid", llm_paid, "does the endpoint bill (auto: by its host; true: a proxy to a paid API; false)");
     v("llm_stream", llm_stream, "stream answers (SSE), so long answers do not hit the timeout");
     v("llm_connect_timeout_s", llm_connect_timeout_s, "seconds to connect to the endpoint");
     v("llm_timeout_s", llm_timeout_s, "seconds one request may take");

@@ -114,6 +114,9 @@ bool satisfies_constraints(const Manifest& m, const std::map<std::string, long l
 // unknown names or values outside the allowed list throw usage errors.
 std::map<std::string, long long> read_tunables_file(const Manifest& m,
                                                     const std::filesystem::path& file);
+// The same for a text (an agent's new tunables file); `origin` names it in errors.
+std::map<std::string, long long> parse_tunables_text(const Manifest& m, const std::string& text,
+                                                     const std::string& origin);
 std::string tunables_to_json_text(const std::map<std::string, long long>& t);
 
 }  // namespace ar

@@ -65,7 +65,14 @@ struct LlmSettings {
   double backoff_initial_s = 1;
   double backoff_max_s = 60;        // also caps a retry-after the server asks for
   std::string anthropic_version = "2023-06-01";
+  // Whether the endpoint bills: unset, judged from its host (is_paid_endpoint).
+  // A proxy on a private address that forwards to a paid API (LiteLLM, a
+  // gateway) is set true, so its calls are priced and the cost budget binds.
+  std::optional<bool> paid;
 };
+
+// settings.paid, else is_paid_endpoint(effective_base_url(settings)).
+bool endpoint_bills(const LlmSettings& settings);
 
 // "https://api.openai.com/v1" or "https://api.anthropic.com".
 std::string default_base_url(LlmProvider provider);

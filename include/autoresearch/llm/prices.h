@@ -66,7 +66,7 @@ struct CallCost {
 
 // Cost of one call. `models` are tried in order (the model the endpoint
 // reported, then the one requested); the first with a price is used.
-CallCost call_cost(const PriceTable& prices, const std::vector<std::string>& models,
-                   const std::string& base_url, const LlmUsage& usage);
+CallCost call_cost(const PriceTable& prices, const std::vector<std::string>& models, bool paid,
+                   const LlmUsage& usage);
 
 }  // namespace ar

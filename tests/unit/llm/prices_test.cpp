@@ -51,7 +51,7 @@ TEST_CASE("prices: cost of a known model, cached and cache-write tokens priced a
   u.input_tokens = 10000;
   u.cached_input_tokens = 8000;
   u.output_tokens = 1000;
-  CallCost c = call_cost(t, {"gpt-4.1-2025-04-14", "gpt-4.1"}, "https://api.openai.com/v1", u);
+  CallCost c = call_cost(t, {"gpt-4.1-2025-04-14", "gpt-4.1"}, is_paid_endpoint("https://api.openai.com/v1"), u);
   CHECK(c.usd == Approx((2000 * 2 + 8000 * 0.5 + 1000 * 8) / 1e6));
   CHECK_FALSE(c.estimated);
   CHECK(c.basis.find("gpt-4.1") != std::string::npos);
@@ -60,7 +60,7 @@ TEST_CASE("prices: cost of a known model, cached and cache-write tokens priced a
   w.input_tokens = 3000;
   w.cache_write_tokens = 1000;
   w.output_tokens = 10;
-  CallCost d = call_cost(t, {"claude-opus-4-5"}, "", w);
+  CallCost d = call_cost(t, {"claude-opus-4-5"}, is_paid_endpoint(""), w);
   CHECK(d.usd == Approx((2000 * 5 + 1000 * 6.25 + 10 * 25) / 1e6));
 }
 
@@ -73,7 +73,7 @@ TEST_CASE("prices: an unknown model on a paid endpoint is priced high and flagge
   u.input_tokens = 1000000;
   u.cached_input_tokens = 500000;  // no cache discount assumed for an unknown model
   u.output_tokens = 1000000;
-  CallCost c = call_cost(t, {"", "mystery-model"}, "https://openrouter.ai/api/v1", u);
+  CallCost c = call_cost(t, {"", "mystery-model"}, is_paid_endpoint("https://openrouter.ai/api/v1"), u);
   CHECK(c.usd == Approx(15 + 75));
   CHECK(c.estimated);
   CHECK(c.basis.find("'mystery-model' not in test.json") != std::string::npos);
@@ -84,11 +84,11 @@ TEST_CASE("prices: a local endpoint costs nothing; estimated tokens flag the cos
   LlmUsage u;
   u.input_tokens = 5000;
   u.output_tokens = 5000;
-  CallCost local = call_cost(t, {"mystery-model"}, "http://127.0.0.1:8080/v1", u);
+  CallCost local = call_cost(t, {"mystery-model"}, is_paid_endpoint("http://127.0.0.1:8080/v1"), u);
   CHECK(local.usd == 0);
   CHECK_FALSE(local.estimated);
   u.estimated = true;
-  CallCost guessed = call_cost(t, {"gpt-4.1"}, "", u);
+  CallCost guessed = call_cost(t, {"gpt-4.1"}, is_paid_endpoint(""), u);
   CHECK(guessed.estimated);
   CHECK(guessed.usd > 0);
 }

@@ -73,3 +73,16 @@ TEST_CASE("settings: bad values are refused with what to fix", "[llm][settings]"
 
 }  // namespace
 }  // namespace ar
+
+TEST_CASE("whether an endpoint bills: by its host, unless the settings say") {
+  ar::LlmSettings s;
+  s.base_url = "http://10.0.0.5:4000/v1";   // a LiteLLM proxy on a private address
+  CHECK_FALSE(ar::endpoint_bills(s));
+  s.paid = true;                              // ...that forwards to a paid API
+  CHECK(ar::endpoint_bills(s));
+  s.base_url = "";
+  s.paid.reset();
+  CHECK(ar::endpoint_bills(s));               // the public API
+  s.paid = false;
+  CHECK_FALSE(ar::endpoint_bills(s));
+}
