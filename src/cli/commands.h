@@ -23,5 +23,8 @@ CommandAction add_verify_command(CLI::App& sub);
 CommandAction add_calibrate_command(CLI::App& sub);
 CommandAction add_log_command(CLI::App& sub);
 CommandAction add_doctor_command(CLI::App& sub);
+CommandAction add_runs_command(CLI::App& sub);
+CommandAction add_adopt_command(CLI::App& sub);
+CommandAction add_clean_command(CLI::App& sub);
 
 }  // namespace ar
