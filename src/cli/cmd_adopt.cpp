@@ -26,7 +26,7 @@ struct AdoptArgs {
 
 std::string result_text(const RunSummary& run) {
   if (!run.result.speedup) return "not measured";
-  return fmt::format("{:.3f}x vs its start ({})", *run.result.speedup, run.result.measured);
+  return fmt::format("{:.3f}x vs its start, {}", *run.result.speedup, run.result.measured);
 }
 
 std::string commit_message(const RunSummary& run, CheckoutGit& git, const std::string& head) {

@@ -39,9 +39,9 @@ RunState state_of_final(const json& f) {
   return RunState::Finished;
 }
 
-// "2026-11-30T15:24:20Z" -> "2026-11-30 15:24".
+// "2026-11-30T15:24:20Z" -> "11-30 15:24" (UTC; the JSON has the full stamp).
 std::string short_time(const std::string& iso) {
-  if (iso.size() >= 16 && iso[10] == 'T') return iso.substr(0, 10) + " " + iso.substr(11, 5);
+  if (iso.size() >= 16 && iso[10] == 'T') return iso.substr(5, 5) + " " + iso.substr(11, 5);
   return iso.empty() ? "-" : iso;
 }
 
@@ -185,18 +185,24 @@ std::string render_run_list(const std::vector<RunSummary>& runs, size_t width) {
   const size_t w_id = widest(&Row::id), w_kernel = widest(&Row::kernel), w_state = widest(&Row::state),
                w_best = widest(&Row::best), w_cand = widest(&Row::candidates), w_keeps = widest(&Row::keeps),
                w_started = widest(&Row::started);
-  const size_t fixed = w_id + w_kernel + w_state + w_best + w_cand + w_keeps + w_started + 2 * 7;
-  // The branch is <kernel>-<tag> again: it is what gives way on a narrow screen.
-  const size_t w_branch = width > fixed + 8 ? width - fixed : 8;
+  size_t fixed = w_id + w_kernel + w_state + w_best + w_cand + w_keeps + w_started + 2 * 7;
+  size_t w_branch_need = widest(&Row::branch);
+  // On a narrow screen the kernel goes first (the run id starts with it), then
+  // the branch is cut (it is autoresearch/<run id> unless renamed).
+  const bool show_kernel = fixed + w_branch_need <= width;
+  if (!show_kernel) fixed -= w_kernel + 2;
+  // Under a dozen columns left, the branch goes too.
+  const size_t w_branch = width >= fixed + 12 ? width - fixed : 0;
   std::string out;
   for (const Row& r : rows) {
-    std::string line = detail::pad(r.id, w_id, Align::Left) + "  " + detail::pad(r.kernel, w_kernel, Align::Left) +
-                       "  " + detail::pad(r.state, w_state, Align::Left) + "  " +
+    std::string line = detail::pad(r.id, w_id, Align::Left) + "  " +
+                       (show_kernel ? detail::pad(r.kernel, w_kernel, Align::Left) + "  " : std::string()) +
+                       detail::pad(r.state, w_state, Align::Left) + "  " +
                        detail::pad(r.best, w_best, Align::Right) + "  " +
                        detail::pad(r.candidates, w_cand, Align::Right) + "  " +
                        detail::pad(r.keeps, w_keeps, Align::Right) + "  " +
-                       detail::pad(r.started, w_started, Align::Left) + "  " +
-                       detail::truncate_to_width(r.branch, w_branch);
+                       detail::pad(r.started, w_started, Align::Left) +
+                       (w_branch ? "  " + detail::truncate_to_width(r.branch, w_branch) : std::string());
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   }
