@@ -1,7 +1,15 @@
 #include "autoresearch/ui/printer.h"
 
+#include <fcntl.h>
+#include <pty.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <thread>
 
 #include "catch.h"
 
@@ -102,15 +110,6 @@ TEST_CASE("the recording printer keeps what it was given") {
   CHECK(p.events.size() == 1);
   CHECK(p.statuses.at(0) == "b");
 }
-
-#include <fcntl.h>
-#include <pty.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
-
-#include <chrono>
-#include <cstdlib>
-#include <thread>
 
 namespace {
 
