@@ -94,7 +94,23 @@ std::optional<std::string> Builder::preprocess(const fs::path& package_dir, cons
   spec.max_output_bytes = 64u << 20;
   auto p = runner_.run(spec);
   if (!p.ok()) {
-    if (errors) *errors = tail("preprocessor " + p.describe() + "\n" + p.err, 6000);
+    // The compiler's first error leads: a build_error's reason is the first line
+    // of this text, and "preprocessor exit status 1" tells the agent nothing.
+    std::string first;
+    size_t start = 0;
+    while (start < p.err.size()) {
+      size_t end = p.err.find('\n', start);
+      if (end == std::string::npos) end = p.err.size();
+      std::string line = p.err.substr(start, end - start);
+      start = end + 1;
+      if (line.find("error") != std::string::npos) {
+        first = line;
+        break;
+      }
+      if (first.empty() && line.find_first_not_of(" \t\r") != std::string::npos) first = line;
+    }
+    std::string status = "preprocessor " + p.describe();
+    if (errors) *errors = first.empty() ? status + "\n" : first + "\n(" + status + ")\n" + tail(p.err, 6000);
     return std::nullopt;
   }
   return p.out;

@@ -4,6 +4,15 @@
 
 namespace ar {
 
+// The rule as the run's log header states it (to_json), plus the refresh
+// interval; min_gain_on_upper_bound as the committed result files spell it.
+static nlohmann::json keep_rule_json(const CalibratePlan& plan) {
+  nlohmann::json j = to_json(plan.rule);
+  j["min_gain_on_upper_bound"] = plan.rule.min_gain_on_upper_bound;
+  j["aa_refresh"] = plan.aa_refresh;
+  return j;
+}
+
 namespace {
 
 std::string pct(double fraction) { return fmt::format("{:.2f}%", fraction * 100); }
@@ -136,13 +145,7 @@ nlohmann::json calibrate_json(const CalibrateContext& c, const CalibrateOutcome&
             {"max_seconds", plan.sampling.max_seconds},
             {"target_rel_ci", plan.sampling.target_rel_ci},
             {"cold", plan.sampling.cold}}},
-          {"keep_rule",
-           {{"min_gain", plan.rule.min_gain},
-            {"aa_factor", plan.rule.aa_factor},
-            {"alpha", plan.rule.alpha},
-            {"regression_margin", plan.rule.regression_margin},
-            {"min_gain_on_upper_bound", plan.rule.min_gain_on_upper_bound},
-            {"aa_refresh", plan.aa_refresh}}},
+          {"keep_rule", keep_rule_json(plan)},
           {"seed", plan.seed},
           {"summary", summary_json(s)},
           {"wall_seconds", c.wall_seconds},

@@ -7,6 +7,7 @@
 
 #include "autoresearch/util/errors.h"
 #include "commands.h"
+#include "environment_errors.h"
 
 namespace ar {
 
@@ -23,6 +24,9 @@ const CommandSpec kCommands[] = {
      "planted speedup",
      add_calibrate_command},
     {"log", "the experiments of a run, one line each (--json for machines, --follow to tail)", add_log_command},
+    {"runs", "the runs of this repository: state, best vs the start, candidates, keeps, branch", add_runs_command},
+    {"adopt", "bring a run's best into your current branch, as one commit or as a patch file", add_adopt_command},
+    {"clean", "remove a finished run's worktree (and, with --branch, its branch)", add_clean_command},
     {"doctor", "what is present (GPU, driver, compilers, git, sanitizer, LLM keys) and how to fix what is not",
      add_doctor_command},
     {"context", "print the context pack a text agent receives (rules, hardware, model, ideas, history, source)",
@@ -60,8 +64,13 @@ int cli_main(int argc, char** argv) {
       return action();
     } catch (const Fatal& e) {
       std::fflush(stdout);
-      fmt::print(stderr, "autoresearch {}: {}\n", name, e.what());
+      fmt::print(stderr, "autoresearch {}: {}\n", name, explain_fatal(e.what()));
       return e.code();
+    } catch (const std::filesystem::filesystem_error& e) {
+      // The disk, not the program: a read-only or full state folder.
+      std::fflush(stdout);
+      fmt::print(stderr, "autoresearch {}: {}\n", name, explain_filesystem_error(e));
+      return kExitInfrastructure;
     } catch (const std::exception& e) {
       std::fflush(stdout);
       fmt::print(stderr, "autoresearch {}: internal error: {}\n", name, e.what());

@@ -28,14 +28,26 @@ CommandAction add_bench_command(CLI::App& sub) {
   sub.add_flag("--json", a->json, "print the results as JSON on stdout");
   sub.add_option("--workloads", a->workloads, "which to time: timed (default), quick, all, or name,name,...");
   sub.add_option("--set", a->sets, "override a tunable, NAME=VALUE (repeatable)");
-  sub.footer("Exit codes: 0 verified and measured; 5 fails verification; 2 bad usage; 4 infrastructure failure.");
+  sub.footer(
+      "Runs the guard a run's candidates face first and says so. The table goes to stderr; --json to stdout.\n"
+      "Exit codes: 0 verified and measured; 5 fails verification or the guard; 2 bad usage; 4 infrastructure.");
   return [a] {
     Paths paths = discover_paths(std::filesystem::current_path());
     RunConfig cfg = layered_config(a->f, paths, nullptr);
     RealWorld real;
     TerminalPrinter& printer = real.printer;
     RealClock& clock = real.clock;
-    OneShot o = prepare_one_shot(real.world, cfg, a->sets);
+    OneShot o = prepare_one_shot(real.world, cfg, a->sets, true);
+    if (!o.guard.pass()) {
+      printer.clear_status();
+      if (a->json)
+        std::cout << nlohmann::json{{"kernel", o.manifest.name},
+                                    {"guard", {{"pass", false}, {"finding", o.guard.finding}}}}
+                         .dump(2)
+                  << "\n";
+      fmt::print(stderr, "{}: {}\n", o.manifest.name, o.guard_summary());
+      return kExitVerifyFailed;
+    }
     auto timed = select_workloads(o.manifest, a->workloads);
     unsigned long long seed = cfg.seed ? cfg.seed : static_cast<unsigned long long>(clock.now_seconds() * 1e6);
 
@@ -43,6 +55,7 @@ CommandAction add_bench_command(CLI::App& sub) {
     auto v = verify_workloads(*o.session, "a", o.manifest.workloads, o.manifest, seed, cfg);
     if (v.status == StepStatus::Cancelled) throw Fatal(kExitInterrupted, "interrupted");
     nlohmann::json out = {{"kernel", o.manifest.name}, {"tunables", o.tunables}, {"device", o.session->device()},
+                          {"guard", {{"pass", true}, {"scope_checked", o.scope_checked}}},
                           {"verify", {{"pass", v.status == StepStatus::Ok}, {"workloads", v.workloads}}}};
     if (v.status != StepStatus::Ok) {
       printer.clear_status();
@@ -76,11 +89,13 @@ CommandAction add_bench_command(CLI::App& sub) {
     } else {
       std::string t;
       for (const auto& [k, val] : o.tunables) t += fmt::format(" {}={}", k, val);
-      std::cout << render_bench_table(rows, o.roofline,
-                                      fmt::format("{} on {} —{}", o.manifest.name,
-                                                  o.session->device().value("name", "?"), t));
-      std::cout << fmt::format("verified on {} workloads; noise (A/A, 95% half-width of the geomean): ±{:.2f}%\n",
-                               o.manifest.workloads.size(), aa * 100);
+      // Human output goes to stderr (README); stdout is for --json.
+      fmt::print(stderr, "{}\n", o.guard_summary());
+      fmt::print(stderr, "{}", render_bench_table(rows, o.roofline,
+                                                  fmt::format("{} on {} —{}", o.manifest.name,
+                                                              o.session->device().value("name", "?"), t)));
+      fmt::print(stderr, "verified on {} workloads; noise (A/A, 95% half-width of the geomean): ±{:.2f}%\n",
+                 o.manifest.workloads.size(), aa * 100);
     }
     return kExitOk;
   };

@@ -68,7 +68,7 @@ CommandAction add_calibrate_command(CLI::App& sub) {
     TerminalPrinter& printer = real.printer;
     RealClock& clock = real.clock;
     Printer& lines = printer;   // through the base: its event() has the default tone
-    OneShot o = prepare_one_shot(real.world, cfg, {});
+    OneShot o = prepare_one_shot(real.world, cfg, {}, false);
 
     CalibratePlan plan;
     plan.workloads = select_workloads(o.manifest, a->workloads);

@@ -9,9 +9,11 @@
 #include <fmt/format.h>
 
 #include "autoresearch/build/builder.h"
+#include "autoresearch/core/manifest.h"
 #include "autoresearch/core/paths.h"
 #include "autoresearch/util/subprocess.h"
 #include "commands.h"
+#include "environment_errors.h"
 
 namespace ar {
 
@@ -47,12 +49,34 @@ Check run_check(ProcessRunner& r, const std::string& name, std::vector<std::stri
   return c;
 }
 
+// A package: its manifest loads, and what it needs to build is here.
+Check package_check(const Paths& p, const std::string& kernel, bool have_nvcc) {
+  Check c{"package " + kernel, false, true, "", ""};
+  try {
+    Manifest m = load_manifest(resolve_manifest(p, kernel));
+    c.ok = true;
+    c.detail = fmt::format("{}, {} workloads ({} timed), {} tunables", backend_name(m.backend), m.workloads.size(),
+                           m.timed_workloads().size(), m.tunables.size());
+    if (m.backend == Backend::Cuda && !have_nvcc) {
+      c.ok = false;
+      c.required = false;   // a CUDA package on a machine without nvcc: not this machine's job
+      c.detail += "; needs nvcc, which is not found";
+      c.fix = "install the CUDA Toolkit to build it";
+    }
+  } catch (const std::exception& e) {
+    c.detail = e.what();
+    c.fix = "fix the manifest as the message says (autoresearch refuses to run a package it cannot load)";
+  }
+  return c;
+}
+
 }  // namespace
 
 CommandAction add_doctor_command(CLI::App& sub) {
   auto json = std::make_shared<bool>(false);
   sub.add_flag("--json", *json, "print the checks as JSON on stdout");
-  sub.footer("Exit codes: 0 everything a CPU package needs is present; 4 something required is missing.");
+  sub.footer("Exit codes: 0 everything a CPU package needs is present and every package loads;\n"
+             "4 something required is missing or a package is broken.");
   return [json] {
     RealProcessRunner r;
     std::vector<Check> checks;
@@ -64,6 +88,9 @@ CommandAction add_doctor_command(CLI::App& sub) {
     auto nvcc = detect_toolchain(Backend::Cuda, r, &why);
     checks.push_back({"nvcc", nvcc.has_value(), false, nvcc ? nvcc->compiler + ": " + nvcc->version : why,
                       "install the CUDA Toolkit (https://developer.nvidia.com/cuda-downloads) or set NVCC"});
+    const bool driver = cuda_driver_present();
+    checks.push_back({"NVIDIA driver", driver, false, driver ? "libcuda.so.1 loads" : "libcuda.so.1 is missing",
+                      "install the NVIDIA driver (check with `nvidia-smi`); CPU packages work without one"});
     auto gpu = run_check(r, "GPU", {"nvidia-smi", "--query-gpu=index,name,driver_version,clocks.sm,temperature.gpu",
                                     "--format=csv,noheader"},
                          false, "install the NVIDIA driver; CPU packages work without a GPU");
@@ -94,6 +121,9 @@ CommandAction add_doctor_command(CLI::App& sub) {
       checks.push_back({"repository", true, true, p.repo.string(), ""});
       checks.push_back({"kernel packages", !kernels.empty(), false, list.empty() ? "none under kernels/" : list,
                         "add one under kernels/<name>/ with a manifest.json"});
+      // Each package as a run would load it: a manifest that is found is not
+      // yet one that is valid.
+      for (const auto& k : kernels) checks.push_back(package_check(p, k, nvcc.has_value()));
       struct statvfs st;
       std::filesystem::path where = std::filesystem::exists(p.state()) ? p.state() : p.repo;
       if (statvfs(where.c_str(), &st) == 0) {

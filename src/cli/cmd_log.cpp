@@ -1,5 +1,5 @@
 // `autoresearch log [RUN]`: the experiments of a run as a table or JSON;
-// --follow keeps printing new lines until the run's final line.
+// --follow appends new lines until the run's final line.
 #include <unistd.h>
 
 #include <iostream>
@@ -10,6 +10,8 @@
 #include "autoresearch/core/paths.h"
 #include "autoresearch/log/experiment_log.h"
 #include "autoresearch/log/log_view.h"
+#include "autoresearch/ui/printer.h"
+#include "autoresearch/util/file_lock.h"
 #include "autoresearch/util/errors.h"
 #include "commands.h"
 
@@ -52,12 +54,6 @@ fs::path log_file(const Paths& p, const std::string& run) {
   return f;
 }
 
-bool has_final(const LogContents& c) {
-  for (const auto& l : c.lines)
-    if (l.value("type", "") == "final") return true;
-  return false;
-}
-
 }  // namespace
 
 CommandAction add_log_command(CLI::App& sub) {
@@ -76,26 +72,37 @@ CommandAction add_log_command(CLI::App& sub) {
       file = log_file(p, a->run.empty() ? latest_run(p) : a->run);
     }
     bool colour = isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
+    const size_t width = output_width(stdout);
     if (!a->follow) {
       auto c = read_log(file);
       if (a->json) std::cout << render_log_json(c).dump(2) << "\n";
-      else std::cout << render_log_table(c, colour);
+      else std::cout << render_log_table(c, colour, width);
       return 0;
     }
-    // Follow: reprint as JSON lines (--json) or redraw the table's new rows.
+    // Follow: JSON lines (--json) or the table's new rows, appended: never a reprint.
     size_t shown = 0;
+    LogFollower table(colour, width);
     while (true) {
       auto c = read_log(file);
       if (a->json) {
         if (shown == 0) std::cout << c.header.dump() << "\n";
         for (size_t i = shown; i < c.lines.size(); ++i) std::cout << c.lines[i].dump() << "\n";
-      } else if (c.lines.size() != shown) {
-        std::cout << render_log_table(c, colour) << std::flush;
+        shown = c.lines.size();
+      } else {
+        std::cout << table.update(c);
       }
-      shown = c.lines.size();
       std::cout.flush();
-      if (has_final(c)) return 0;
-      std::this_thread::sleep_for(std::chrono::seconds(2));
+      // A final line ends the run unless a resume follows it; a run whose lock
+      // nobody holds will write nothing more (it was killed).
+      if (!c.lines.empty() && c.lines.back().value("type", "") == "final") return 0;
+      std::string holder;
+      if (!FileLock::is_held(file.parent_path() / "lock", &holder)) {
+        fmt::print(stderr, "the run is not running and has no final line (killed, or it crashed); "
+                           "`autoresearch run --resume {}` continues it\n",
+                   c.header.value("run_id", "RUN"));
+        return 0;
+      }
+      std::this_thread::sleep_for(std::chrono::seconds(1));
     }
   };
 }

@@ -11,7 +11,7 @@ namespace ar {
 CommandAction add_run_command(CLI::App& sub) {
   auto f = std::make_shared<ConfigFlags>();
   auto resume = std::make_shared<std::string>();
-  sub.add_option("--resume", *resume, "continue the run with this id (as printed at its start, or `autoresearch log` lists)");
+  sub.add_option("--resume", *resume, "continue the run with this id (as printed at its start; `autoresearch runs` lists them)");
   add_config_flags(sub, *f);
   sub.footer(
       "Exit codes: 0 goal reached; 3 stopped by a budget or the plateau rule; 4 infrastructure failure;\n"

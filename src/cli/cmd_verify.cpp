@@ -23,14 +23,29 @@ CommandAction add_verify_command(CLI::App& sub) {
   add_config_flags(sub, a->f, {"kernel", "gpu", "seed", "hidden", "verify_timeout_s"});
   sub.add_flag("--json", a->json, "print the results as JSON on stdout");
   sub.add_option("--set", a->sets, "override a tunable, NAME=VALUE (repeatable)");
-  sub.footer("Exit codes: 0 correct on every workload; 5 wrong (or crashes, or hangs); 2 bad usage; 4 infrastructure.");
+  sub.footer(
+      "Runs the guard a run's candidates face first (scope: only editable files changed against HEAD;\n"
+      "the scan of the preprocessed source) and says so. Results go to stderr; --json to stdout.\n"
+      "Exit codes: 0 correct on every workload; 5 wrong (or crashes, or hangs, or a guard finding);\n"
+      "2 bad usage; 4 infrastructure.");
   return [a] {
     Paths paths = discover_paths(std::filesystem::current_path());
     RunConfig cfg = layered_config(a->f, paths, nullptr);
     RealWorld real;
     TerminalPrinter& printer = real.printer;
     RealClock& clock = real.clock;
-    OneShot o = prepare_one_shot(real.world, cfg, a->sets);
+    OneShot o = prepare_one_shot(real.world, cfg, a->sets, true);
+    if (!o.guard.pass()) {
+      // What a run would do with this source: reject it before building.
+      printer.clear_status();
+      if (a->json)
+        std::cout << nlohmann::json{{"kernel", o.manifest.name}, {"pass", false}, {"reason", o.guard_summary()},
+                                    {"guard", {{"pass", false}, {"finding", o.guard.finding}}}}
+                         .dump(2)
+                  << "\n";
+      fmt::print(stderr, "{}: {}\n", o.manifest.name, o.guard_summary());
+      return kExitVerifyFailed;
+    }
     unsigned long long seed = cfg.seed ? cfg.seed : static_cast<unsigned long long>(clock.now_seconds() * 1e6);
     auto workloads = o.manifest.workloads;
     int hidden = cfg.hidden >= 0 ? cfg.hidden : o.manifest.hidden.count;
@@ -46,21 +61,25 @@ CommandAction add_verify_command(CLI::App& sub) {
     bool pass = v.status == StepStatus::Ok;
     if (a->json) {
       std::cout << nlohmann::json{{"kernel", o.manifest.name}, {"pass", pass}, {"reason", v.reason},
+                                  {"guard", {{"pass", true}, {"scope_checked", o.scope_checked}}},
                                   {"seed", seed}, {"workloads", v.workloads}}
                        .dump(2)
                 << "\n";
     } else {
+      // Human output goes to stderr (README); stdout is for --json.
+      fmt::print(stderr, "{}\n", o.guard_summary());
       for (const auto& w : v.workloads) {
         std::string worst;
         const nlohmann::json worst_by_output = w.value("worst", nlohmann::json::object());   // items() must not outlive it
         for (const auto& [out, e] : worst_by_output.items())
           worst += fmt::format("  {}: max abs {:.2e}, max rel {:.2e}", out, e.value("max_abs_err", 0.0),
                                e.value("max_rel_err", 0.0));
-        std::cout << fmt::format("{:<5} {:<28}{}\n", w.value("pass", false) ? "ok" : "FAIL",
-                                 w.value("name", "?") + (w.contains("params") ? " " + w["params"].dump() : ""), worst);
+        fmt::print(stderr, "{:<5} {:<28}{}\n", w.value("pass", false) ? "ok" : "FAIL",
+                   w.value("name", "?") + (w.contains("params") ? " " + w["params"].dump() : ""), worst);
       }
-      std::cout << (pass ? fmt::format("{}: correct on {} workloads (seed {})\n", o.manifest.name, workloads.size(), seed)
-                         : fmt::format("{}: {}\n", o.manifest.name, v.reason));
+      fmt::print(stderr, "{}", pass ? fmt::format("{}: correct on {} workloads (seed {})\n", o.manifest.name,
+                                                  workloads.size(), seed)
+                                    : fmt::format("{}: {}\n", o.manifest.name, v.reason));
     }
     if (pass) return kExitOk;
     return v.status == StepStatus::Error ? kExitInfrastructure : kExitVerifyFailed;

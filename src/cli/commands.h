@@ -25,5 +25,8 @@ CommandAction add_log_command(CLI::App& sub);
 CommandAction add_doctor_command(CLI::App& sub);
 CommandAction add_context_command(CLI::App& sub);
 CommandAction add_profile_command(CLI::App& sub);
+CommandAction add_runs_command(CLI::App& sub);
+CommandAction add_adopt_command(CLI::App& sub);
+CommandAction add_clean_command(CLI::App& sub);
 
 }  // namespace ar

@@ -6,6 +6,7 @@
 
 #include "autoresearch/loop/evaluation.h"
 #include "autoresearch/util/errors.h"
+#include "environment_errors.h"
 
 namespace ar {
 
@@ -31,15 +32,45 @@ static Tunables apply_sets(const Manifest& m, Tunables t, const std::vector<std:
   return t;
 }
 
-OneShot prepare_one_shot(World& world, const RunConfig& cfg, const std::vector<std::string>& sets) {
+std::string OneShot::guard_summary() const {
+  if (guard.pass() && !scope_checked)
+    return "guard: source scan passed (scope not checked: the package is outside this repository)";
+  return guard.summary();
+}
+
+// The scope check a candidate faces: files changed against HEAD under the
+// package must be editable ones.
+static SourceCheck check_guard(World& world, OneShot& o, const std::atomic<bool>* stop) {
+  auto rel = std::filesystem::relative(o.manifest.dir, o.paths.repo);
+  std::string prefix;
+  std::vector<std::string> changed;
+  if (!rel.empty() && rel.string().rfind("..", 0) != 0) {
+    prefix = rel.generic_string();
+    changed = world.open_git(o.paths.repo)->dirty_paths(prefix);
+    o.scope_checked = true;
+  }
+  return check_package_source(*o.builder, o.manifest, o.manifest.dir, prefix, changed, o.tunables, stop);
+}
+
+OneShot prepare_one_shot(World& world, const RunConfig& cfg, const std::vector<std::string>& sets, bool guard) {
   OneShot o;
   o.paths = discover_paths(std::filesystem::current_path());
   o.manifest = load_manifest(resolve_manifest(o.paths, cfg.kernel));
   o.tunables = apply_sets(o.manifest, read_tunables_file(o.manifest, o.manifest.dir / o.manifest.tunables_file), sets);
+  // Before a minute of nvcc for a harness that could not start.
+  if (o.manifest.backend == Backend::Cuda && !cuda_driver_present()) throw Fatal(kExitInfrastructure, kNoDriverMessage);
   std::string why;
   auto tc = world.find_toolchain(o.manifest.backend, &why);
   if (!tc) throw Fatal(kExitInfrastructure, why);
   o.builder = std::make_unique<Builder>(o.manifest, o.paths, *tc, *world.runner);
+  if (guard) {
+    world.printer->status("checking " + o.manifest.name + " against the guard (scope, source scan)");
+    o.guard = check_guard(world, o, world.stop);
+    if (o.guard.status == SourceCheck::Status::Cancelled) throw Fatal(kExitInterrupted, "interrupted");
+    if (o.guard.status == SourceCheck::Status::DoesNotPreprocess)
+      throw usage_error(o.manifest.name + " does not build:\n" + o.guard.finding);
+    if (o.guard.status == SourceCheck::Status::Finding) return o;
+  }
   std::string holder;
   std::string device = o.manifest.backend == Backend::Cuda ? fmt::format("gpu{}", cfg.gpu) : "cpu";
   o.device_lock = FileLock::try_acquire(o.paths.device_lock(device),

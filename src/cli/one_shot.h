@@ -10,6 +10,7 @@
 #include "autoresearch/core/manifest.h"
 #include "autoresearch/core/paths.h"
 #include "autoresearch/log/bench_table.h"
+#include "autoresearch/loop/source_check.h"
 #include "autoresearch/loop/world.h"
 #include "autoresearch/measure/harness.h"
 #include "autoresearch/util/file_lock.h"
@@ -28,12 +29,17 @@ struct OneShot {
   std::unique_ptr<FileLock> device_lock;
   BuildResult build;
   Roofline roofline;
+  SourceCheck guard;            // when asked for; a finding stops before anything is built
+  bool scope_checked = false;   // false when the package is outside this repository
+  std::string guard_summary() const;
 };
 
-// Loads the package, applies --set NAME=VALUE overrides, builds the harness and
-// the kernel, starts the harness and loads the kernel into slot "a" (and "b").
-// A kernel that does not build is a usage error (exit 2) with the compiler's message.
-OneShot prepare_one_shot(World& world, const RunConfig& cfg, const std::vector<std::string>& sets);
+// Loads the package, applies --set NAME=VALUE overrides, runs the guard a
+// run's candidates face (with `guard`; on a finding it returns at once, with
+// o.guard saying what), builds the harness and the kernel, starts the harness
+// and loads the kernel into slot "a" (and "b"). A kernel that does not build
+// is a usage error (exit 2) with the compiler's message.
+OneShot prepare_one_shot(World& world, const RunConfig& cfg, const std::vector<std::string>& sets, bool guard);
 
 // "quick", "timed", "all" or a comma-separated list of workload names.
 std::vector<Workload> select_workloads(const Manifest& m, const std::string& which);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <type_traits>
 
@@ -117,13 +118,20 @@ nlohmann::json to_json(RunConfig& c) {
 double parse_goal(const std::string& text) {
   std::string t = text;
   if (!t.empty() && (t.back() == 'x' || t.back() == 'X')) t.pop_back();
+  double g = 0;
   try {
     size_t used = 0;
-    double g = std::stod(t, &used);
-    if (used == t.size() && g >= 1.0) return g;
+    g = std::stod(t, &used);
+    if (used != t.size() || !std::isfinite(g)) g = 0;
   } catch (const std::exception&) {
+    g = 0;
   }
-  throw usage_error(fmt::format("--goal: '{}' is not a speedup (expected e.g. 2x or 1.5)", text));
+  if (g == 0) throw usage_error(fmt::format("--goal: '{}' is not a speedup (expected e.g. 2x or 1.5)", text));
+  // 1x is the start itself: every run would "reach" it with its first keep.
+  if (g <= 1.0)
+    throw usage_error(fmt::format("--goal: {} must be above 1x: it is the speedup over the start to reach "
+                                  "(e.g. 2x or 1.1x)", text));
+  return g;
 }
 
 }  // namespace ar

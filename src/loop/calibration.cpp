@@ -52,9 +52,9 @@ bool calibrate_aa(RunContext& ctx, const char* why) {
                      {"bench", {{"workloads", bench_rows_json(rows, ctx.roofline)}}},
                      {"aa", {{"half_width", ctx.aa_half_width}}}});
   }
-  ctx.out().event(fmt::format("noise (A/A, {}): ±{:.2f}% → a keep needs ≥{:.2f}% and p < {}", why,
-                              ctx.aa_half_width * 100, (keep_threshold(ctx.rule, ctx.aa_half_width) - 1) * 100,
-                              ctx.rule.alpha));
+  ctx.out().event(fmt::format("noise (A/A, {}): ±{:.2f}% (estimate {:.4f}x) → a keep needs {}", why,
+                              ctx.aa_half_width * 100, r.comparison.speedup,
+                              keep_requirements(ctx.rule, ctx.aa_half_width)));
   return true;
 }
 

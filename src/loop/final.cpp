@@ -1,6 +1,7 @@
 // The end of a run: the best re-measured against the starting source,
 // interleaved (the goal is judged on this, not on a product of per-keep ratios),
-// one "final" log line, one summary line, and the exit code.
+// one "final" log line, one summary line that says which number is the result,
+// and the exit code.
 #include <fmt/format.h>
 
 #include "autoresearch/util/errors.h"
@@ -8,19 +9,51 @@
 
 namespace ar {
 
+namespace {
+
+// How the run ended, for the log (`autoresearch runs` reads it) and the exit
+// code. finish_run is called with interrupted = true for a signal and for the
+// infrastructure exit; only a signal sets the stop flag.
+struct Ending {
+  const char* outcome;
+  int exit_code;
+};
+
+Ending ending(const RunContext& ctx, bool interrupted, bool goal_reached) {
+  if (interrupted) return ctx.stop_requested() ? Ending{"interrupted", kExitInterrupted}
+                                               : Ending{"failed", kExitInfrastructure};
+  return goal_reached ? Ending{"goal_reached", kExitOk} : Ending{"stopped", kExitStopped};
+}
+
+// "the best re-measured now, interleaved with the start" / "nothing kept" /
+// "as last measured: not re-measured after the interruption".
+std::string how_measured(const RunContext& ctx, bool measured, bool interrupted) {
+  if (ctx.keeps == 0) return "nothing kept";
+  if (measured) return "the best re-measured now, interleaved with the start";
+  return interrupted ? "as last measured; not re-measured after the interruption"
+                     : "as last measured; the re-measure at the end failed";
+}
+
+}  // namespace
+
 int finish_run(RunContext& ctx, const std::string& stop_reason, bool interrupted) {
   bool measured = false;
   if (!interrupted && ctx.keeps > 0) measured = measure_vs_baseline(ctx, kIncumbentSlot);
   if (ctx.keeps == 0) ctx.vs_baseline = 1;
   double elapsed = ctx.world.clock->now_seconds() - ctx.started_at;
   bool goal_reached = ctx.vs_baseline >= ctx.goal;
+  const Ending end = ending(ctx, interrupted, goal_reached);
+  const std::string measured_how = how_measured(ctx, measured, interrupted);
   nlohmann::json line = {{"type", "final"},
                          {"time", ctx.world.clock->now_iso8601()},
                          {"stop_reason", stop_reason},
+                         {"outcome", end.outcome},
+                         {"exit_code", end.exit_code},
                          {"goal", ctx.goal},
                          {"goal_reached", goal_reached},
                          {"speedup_vs_baseline", ctx.vs_baseline},
                          {"remeasured", measured},
+                         {"result_measured", measured_how},
                          {"best_commit", ctx.incumbent.commit},
                          {"best_candidate", ctx.incumbent.candidate_id},
                          {"keeps", ctx.keeps},
@@ -41,14 +74,16 @@ int finish_run(RunContext& ctx, const std::string& stop_reason, bool interrupted
                        ? fmt::format(" [95% CI {:.3f}–{:.3f}]", ctx.vs_baseline_comparison->ci_low,
                                      ctx.vs_baseline_comparison->ci_high)
                        : "";
-  ctx.out().event(fmt::format("stopped: {}. best {:.3f}x vs the start{} (goal {:.2f}x {}); kept {} of {} "
+  ctx.out().event(fmt::format("stopped: {}. result: {:.3f}x vs the start{} ({}); goal {:.2f}x {}; kept {} of {} "
                               "candidates; {:.0f} candidates/hour, measuring {:.0f}% of the time; branch {}",
-                              stop_reason, ctx.vs_baseline, ci, ctx.goal, goal_reached ? "reached" : "not reached",
-                              ctx.keeps, ctx.last_id, line["session"]["candidates_per_hour"].get<double>(),
+                              stop_reason, ctx.vs_baseline, ci, measured_how, ctx.goal,
+                              goal_reached ? "reached" : "not reached", ctx.keeps, ctx.last_id,
+                              line["session"]["candidates_per_hour"].get<double>(),
                               100 * line["session"]["measuring_share"].get<double>(), ctx.branch),
                   goal_reached ? Tone::Good : Tone::Plain);
-  if (interrupted) return kExitInterrupted;
-  return goal_reached ? kExitOk : kExitStopped;
+  if (interrupted)
+    ctx.out().event(fmt::format("the run is resumable: autoresearch run --resume {}", ctx.run_id));
+  return end.exit_code;
 }
 
 }  // namespace ar

@@ -6,6 +6,7 @@
 #include "autoresearch/agents/command_agent.h"
 #include "autoresearch/agents/context_assembly.h"
 #include "autoresearch/agents/tuner.h"
+#include "autoresearch/loop/source_check.h"
 #include "autoresearch/util/errors.h"
 #include "autoresearch/util/fs.h"
 #include "steps.h"
@@ -237,6 +238,14 @@ void setup_new_run(RunContext& ctx) {
   if (!satisfies_constraints(ctx.manifest, start, &why))
     throw usage_error(fmt::format("{}: the starting tunables break a constraint: {}",
                                   (ctx.manifest.dir / ctx.manifest.tunables_file).string(), why));
+  // The guard every candidate faces, on the starting kernel: otherwise a rule it
+  // breaks rejects every candidate for a line none of them touched.
+  ctx.out().status("checking the starting kernel against the guard");
+  auto guard = check_package_source(*ctx.builder, ctx.manifest, ctx.manifest.dir, ctx.package_prefix, {}, start,
+                                    ctx.world.stop);
+  if (guard.status == SourceCheck::Status::Cancelled) throw Fatal(kExitInterrupted, "interrupted before the run started");
+  if (guard.status == SourceCheck::Status::Finding)
+    throw usage_error("the starting kernel breaks a guard rule: " + guard.finding + "; fix it before a run");
   ctx.out().status("building the starting kernel");
   auto built = ctx.builder->build(ctx.manifest.dir, start, ctx.run_dir / "baseline", ctx.world.stop);
   if (built.cancelled) throw Fatal(kExitInterrupted, "interrupted before the run started");

@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -74,20 +75,78 @@ bool is_progress_counter(const std::string& s, size_t i, size_t* end) {
 
 }  // namespace
 
-TerminalPrinter::TerminalPrinter(std::FILE* out, Clock* clock)
+size_t output_width(std::FILE* out) {
+  if (const char* c = std::getenv("COLUMNS"); c && *c) {
+    char* end = nullptr;
+    long n = std::strtol(c, &end, 10);
+    if (*end == '\0' && n >= 20 && n <= 10000) return static_cast<size_t>(n);
+  }
+  if (::isatty(::fileno(out)) == 1) {
+    if (int cols = terminal_columns(out); cols > 0) return static_cast<size_t>(cols);
+  }
+  return 100;
+}
+
+TerminalPrinter::TerminalPrinter(std::FILE* out, Clock* clock, double tick_seconds)
     : out_(out), clock_(clock), tty_(::isatty(::fileno(out)) == 1) {
   const char* term = std::getenv("TERM");
   const bool dumb = term != nullptr && std::strcmp(term, "dumb") == 0;
   redraw_ = tty_ && !dumb;
   colour_ = redraw_ && !env_set("NO_COLOR");
+  if (redraw_ && tick_seconds > 0) ticker_ = std::thread([this, tick_seconds] { tick_loop(tick_seconds); });
 }
 
 TerminalPrinter::~TerminalPrinter() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (ticker_.joinable()) ticker_.join();
   std::lock_guard<std::mutex> lock(mu_);
   if (status_shown_) {
     std::fputc('\n', out_);
     std::fflush(out_);
   }
+}
+
+void TerminalPrinter::tick_loop(double tick_seconds) {
+  const auto period = std::chrono::duration<double>(tick_seconds);
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!wake_.wait_for(lock, period, [this] { return stopping_; })) {
+    lock.unlock();
+    tick();
+    lock.lock();
+  }
+}
+
+void TerminalPrinter::tick() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!redraw_ || !status_shown_) return;
+  draw_status_locked(advance_clock(last_status_, now() - status_set_at_));
+  std::fflush(out_);
+}
+
+std::string TerminalPrinter::advance_clock(const std::string& line, double seconds) {
+  if (line.empty() || line[0] != '[' || seconds < 1) return line;
+  size_t close = line.find(']');
+  if (close == std::string::npos) return line;
+  // The last H:MM:SS inside the brackets.
+  for (size_t end = close; end >= 7; --end) {
+    size_t s2 = end - 2, c2 = end - 3, m2 = end - 5, c1 = end - 6;
+    auto digit = [&](size_t i) { return std::isdigit(static_cast<unsigned char>(line[i])) != 0; };
+    if (!(digit(s2) && digit(s2 + 1) && line[c2] == ':' && digit(m2) && digit(m2 + 1) && line[c1] == ':')) continue;
+    if (end < close && digit(end)) continue;
+    size_t h = c1;
+    while (h > 1 && digit(h - 1)) --h;
+    if (h == c1) continue;
+    long total = std::stol(line.substr(h, c1 - h)) * 3600 + std::stol(line.substr(m2, 2)) * 60 +
+                 std::stol(line.substr(s2, 2)) + static_cast<long>(seconds);
+    char clock[32];
+    std::snprintf(clock, sizeof clock, "%ld:%02ld:%02ld", total / 3600, (total / 60) % 60, total % 60);
+    return line.substr(0, h) + clock + line.substr(end);
+  }
+  return line;
 }
 
 double TerminalPrinter::now() const {
@@ -114,9 +173,9 @@ std::string TerminalPrinter::status_phase(const std::string& line) {
   return first == std::string::npos ? "" : phase.substr(first, last - first + 1);
 }
 
-void TerminalPrinter::draw_status_locked() {
+void TerminalPrinter::draw_status_locked(const std::string& text) {
   std::fputs(kClearLine, out_);
-  std::fputs(fit_columns(last_status_, terminal_columns(out_)).c_str(), out_);
+  std::fputs(fit_columns(text, terminal_columns(out_)).c_str(), out_);
   status_shown_ = true;
 }
 
@@ -137,7 +196,7 @@ void TerminalPrinter::event(const std::string& line, Tone tone) {
   else
     std::fprintf(out_, "%s\n", text.c_str());
   // The event scrolls up; the live status stays on the bottom line.
-  if (redraw_ && had_status) draw_status_locked();
+  if (redraw_ && had_status) draw_status_locked(advance_clock(last_status_, now() - status_set_at_));
   std::fflush(out_);
 }
 
@@ -146,7 +205,8 @@ void TerminalPrinter::status(const std::string& line) {
   std::string text = sanitize(line, true);
   if (redraw_) {
     last_status_ = text;
-    draw_status_locked();
+    status_set_at_ = now();
+    draw_status_locked(text);
     std::fflush(out_);
     return;
   }

@@ -70,6 +70,23 @@ std::unique_ptr<FileLock> FileLock::try_acquire(const std::filesystem::path& pat
   return std::unique_ptr<FileLock>(new FileLock(fd));
 }
 
+bool FileLock::is_held(const std::filesystem::path& path, std::string* holder) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;  // never created: nobody ever held it
+  // A shared lock is refused while an exclusive one is held. Held for the few
+  // microseconds until close(), it could make a run starting in that instant
+  // find its lock busy; nothing is written, so nothing else can go wrong.
+  bool held = false;
+  while (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
+    if (errno == EINTR) continue;
+    held = errno == EWOULDBLOCK;
+    break;
+  }
+  if (held && holder) *holder = describe_holder(read_fd(fd));
+  ::close(fd);
+  return held;
+}
+
 FileLock::~FileLock() {
   // Cleared while still held, so a later reader never sees a stale owner. The
   // file itself stays: unlinking a lock file races with a rival opening it.

@@ -5,7 +5,7 @@
 using e2e::run_cli;
 using e2e::TempRepo;
 
-TEST_CASE("verify passes a correct kernel (exit 0) and fails a wrong one (exit 5)") {
+TEST_CASE("verify passes a correct kernel (exit 0) and fails a wrong one (exit 5)", "[verify]") {
   TempRepo repo({"planted"});
   auto ok = run_cli(repo, {"verify", "--kernel", "planted", "--json"});
   INFO(ok.err);
@@ -16,7 +16,8 @@ TEST_CASE("verify passes a correct kernel (exit 0) and fails a wrong one (exit 5
 
   auto wrong = run_cli(repo, {"verify", "--kernel", "planted", "--set", "MODE=4"});
   CHECK(wrong.exit_code == 5);
-  CHECK(wrong.out.find("FAIL") != std::string::npos);
+  CHECK(wrong.err.find("FAIL") != std::string::npos);   // human output on stderr
+  CHECK(wrong.out.empty());                              // stdout is for --json
 
   auto crash = run_cli(repo, {"verify", "--kernel", "planted", "--set", "MODE=2"});
   CHECK(crash.exit_code == 5);
@@ -26,13 +27,15 @@ TEST_CASE("verify passes a correct kernel (exit 0) and fails a wrong one (exit 5
   CHECK(bad.err.find("MODE=9 is not an allowed value") != std::string::npos);
 }
 
-TEST_CASE("bench prints the per-workload table with roofline positions, or JSON") {
+TEST_CASE("bench prints the per-workload table with roofline positions, or JSON", "[bench]") {
   TempRepo repo({"planted"});
   auto r = run_cli(repo, {"bench", "--kernel", "planted", "--min-seconds", "0.05", "--max-seconds", "0.5"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK(r.out.find("sq128") != std::string::npos);
-  CHECK(r.out.find("roofline") != std::string::npos);
+  CHECK(r.err.find("sq128") != std::string::npos);   // the table on stderr
+  CHECK(r.err.find("roofline") != std::string::npos);
+  CHECK(r.err.find("guard: scope and source scan passed") != std::string::npos);
+  CHECK(r.out.empty());
   auto j = run_cli(repo, {"bench", "--kernel", "planted", "--json", "--min-seconds", "0.05", "--max-seconds", "0.5"});
   REQUIRE(j.exit_code == 0);
   auto doc = nlohmann::json::parse(j.out);
@@ -40,7 +43,7 @@ TEST_CASE("bench prints the per-workload table with roofline positions, or JSON"
   CHECK(doc["bench"]["workloads"][0].contains("pct_of_roofline"));
 }
 
-TEST_CASE("usage errors exit 2 with a message that names what is wrong") {
+TEST_CASE("usage errors exit 2 with a message that names what is wrong", "[usage]") {
   TempRepo repo({"planted"});
   auto goal = run_cli(repo, {"run", "--kernel", "planted", "--goal", "fast"});
   CHECK(goal.exit_code == 2);
@@ -55,4 +58,6 @@ TEST_CASE("usage errors exit 2 with a message that names what is wrong") {
   auto help = run_cli(repo, {"run", "--help"});
   CHECK(help.exit_code == 0);
   CHECK(help.out.find("--max-iters") != std::string::npos);
+  CHECK(help.out.find("`autoresearch runs` lists them") != std::string::npos);
+  CHECK(help.out.find("autoresearch log` lists") == std::string::npos);
 }

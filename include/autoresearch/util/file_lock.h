@@ -15,6 +15,10 @@ class FileLock {
   static std::unique_ptr<FileLock> try_acquire(const std::filesystem::path& path,
                                                const std::string& owner_note,
                                                std::string* holder);
+  // Whether another process holds the lock at `path`, without taking it or
+  // writing anything (a listing must not block a run starting meanwhile, and
+  // works on a read-only state folder). *holder as for try_acquire.
+  static bool is_held(const std::filesystem::path& path, std::string* holder);
   ~FileLock();
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;

@@ -51,17 +51,17 @@ TEST_CASE("judge_measurement: below the noise bar, with the numbers in the reaso
   const Verdict v = judge_measurement(comparison(1.018, 0.002), 0.012, KeepRuleConfig{});
   CHECK_FALSE(v.pass);
   CHECK(v.threshold == Approx(1.024));
-  CHECK(v.reason == "1.8% faster, needs 2.4% (A/A ±1.2%)");
+  CHECK(v.reason == "1.80% faster, below the noise bar (+2.40%, 2x A/A ±1.20%)");
 
   const Verdict slower = judge_measurement(comparison(0.99, 0.002), 0.001, KeepRuleConfig{});
   CHECK_FALSE(slower.pass);
-  CHECK(contains(slower.reason, "1.0% slower"));
+  CHECK(contains(slower.reason, "1.01% slower"));
 }
 
 TEST_CASE("judge_measurement: a clear, significant gain passes", "[decide]") {
   const Verdict v = judge_measurement(comparison(1.05, 0.005), 0.004, KeepRuleConfig{});
   CHECK(v.pass);
-  CHECK(contains(v.reason, "5.0% faster"));
+  CHECK(contains(v.reason, "5.00% faster"));
   CHECK(v.threshold == Approx(1.01));
 }
 
@@ -76,7 +76,7 @@ TEST_CASE("judge_measurement: min-gain is judged on the 95% upper bound", "[deci
   // 0.5% measured, CI up to ~0.8%: clearly below min-gain, refused.
   const Verdict small = judge_measurement(comparison(1.005, 0.0015), 0.001, KeepRuleConfig{});
   CHECK_FALSE(small.pass);
-  CHECK(contains(small.reason, "0.5% faster (95% CI up to 0.8%), needs 1.0%"));
+  CHECK(small.reason == "0.50% faster, 95% CI up to +0.80%: clearly below the min-gain (+1.00%)");
 }
 
 TEST_CASE("judge_measurement: not significant", "[decide]") {
@@ -94,7 +94,7 @@ TEST_CASE("judge_measurement: a significant regression on one workload vetoes", 
   c.workloads = {workload("b64_128k", 1.09, 1.08, 1.10), workload("b1_4k", 1 / 1.031, 0.96, 0.98)};
   const Verdict v = judge_measurement(c, 0.002, KeepRuleConfig{});
   CHECK_FALSE(v.pass);
-  CHECK(contains(v.reason, "regresses b1_4k by 3.1%"));
+  CHECK(contains(v.reason, "regresses b1_4k by 3.10%"));
 
   // As slow, but the CI reaches 1: noise, not held against the candidate.
   c.workloads[1] = workload("b1_4k", 1 / 1.031, 0.93, 1.01);
@@ -125,7 +125,7 @@ TEST_CASE("judge_keep: both stages must pass, and a confirmation is required", "
 
   const Verdict unconfirmed = judge_keep(good, std::nullopt, 0.004, cfg);
   CHECK_FALSE(unconfirmed.pass);
-  CHECK(unconfirmed.reason == "not confirmed");
+  CHECK(unconfirmed.reason == "not confirmed (no confirming re-run)");
 
   const Verdict full_failed = judge_keep(bad, good, 0.004, cfg);
   CHECK_FALSE(full_failed.pass);
@@ -133,7 +133,58 @@ TEST_CASE("judge_keep: both stages must pass, and a confirmation is required", "
 
   const Verdict confirm_failed = judge_keep(good, bad, 0.004, cfg);
   CHECK_FALSE(confirm_failed.pass);
-  CHECK(contains(confirm_failed.reason, "confirming re-run: 0.1% faster"));
+  CHECK(contains(confirm_failed.reason, "confirming re-run: 0.10% faster"));
+  CHECK(contains(confirm_failed.reason, "the full measurement said 5.00% faster"));
+}
+
+}  // namespace ar
+
+namespace ar {
+
+// Issue 8, bug 2: "#6 keep 1.009x — 0.87% faster (needs 1.00%)" printed a bar
+// the candidate had not cleared. The keep sentence must say how min-gain was
+// judged (on the 95% CI's upper end), the same way as the header and README.
+TEST_CASE("a keep below min-gain on the estimate says that its CI reaches the min-gain", "[decide]") {
+  const Comparison full = comparison(1.0087, 0.0013), confirm = comparison(1.0091, 0.0012);
+  REQUIRE(full.ci_high > 1.01);
+  const Verdict kept = judge_keep(full, confirm, 0.0002, KeepRuleConfig{});
+  REQUIRE(kept.pass);
+  CHECK_FALSE(contains(kept.reason, "needs"));
+  CHECK(contains(kept.reason, "0.87% faster [95% CI +0.61% to +1.13%]"));
+  CHECK(contains(kept.reason, "the CI reaches the min-gain (+1.00%)"));
+  CHECK(contains(kept.reason, "clears the noise bar (+0.04%, 2x A/A ±0.02%)"));
+  // The confirming run's disagreement is reported, not hidden.
+  CHECK(contains(kept.reason, "confirmed: 0.91% faster [95% CI +0.67% to +1.15%]"));
+  CHECK(contains(kept.reason, "full and confirm differ by 0.04 points (within their CIs)"));
+  CHECK(describe_verdict(kept, 1.245) == kept.reason + "; 1.245x vs the start");
+
+  const Verdict apart = judge_keep(comparison(1.05, 0.002), comparison(1.02, 0.002), 0.0002, KeepRuleConfig{});
+  REQUIRE(apart.pass);
+  CHECK(contains(apart.reason, "differ by 3.00 points (more than their CIs allow)"));
+}
+
+TEST_CASE("the rule is stated once, the same way in the header, the noise line and the reasons", "[decide]") {
+  const KeepRuleConfig cfg;
+  const nlohmann::json j = to_json(cfg);
+  CHECK(j["min_gain_judged_on"] == "ci_high");
+  CHECK(j["noise_bar_judged_on"] == "point");
+  CHECK(j["min_gain"] == 0.01);
+  CHECK(j["alpha"] == 0.01);
+  CHECK(j["confirm"] == true);
+  CHECK(j["statement"] == rule_statement(cfg));
+  CHECK(contains(rule_statement(cfg), "its 95% CI reaches 1 + min-gain (1.00%; a gain clearly below it is refused)"));
+  CHECK(contains(rule_statement(cfg), "noise bar (1 + 2 x the 95% half-width of the A/A noise)"));
+  CHECK(keep_requirements(cfg, 0.0317) ==
+        "an estimate of at least +6.34% (2x A/A ±3.17%), a 95% CI that reaches +1.00% (min-gain), p < 0.01, "
+        "in the full measurement and again in a confirming re-run");
+
+  KeepRuleConfig point = cfg;
+  point.min_gain_on_upper_bound = false;
+  CHECK(to_json(point)["min_gain_judged_on"] == "point");
+  CHECK(contains(rule_statement(point), "the estimate reaches 1 + min-gain"));
+  const Verdict v = judge_measurement(comparison(1.02, 0.002), 0.0002, point);
+  CHECK(v.pass);
+  CHECK(contains(v.reason, "clears the noise bar (+0.04%, 2x A/A ±0.02%) and the min-gain (+1.00%)"));
 }
 
 }  // namespace ar

@@ -54,7 +54,7 @@ size_t columns(const std::string& s) {
 }  // namespace
 
 TEST_CASE("the log table shows every candidate, missing fields as dashes") {
-  std::string table = ar::render_log_table(sample_log(), false);
+  std::string table = ar::render_log_table(sample_log(), false, 120);
   auto lines = lines_of(table);
   REQUIRE(lines.size() >= 6);
 
@@ -63,7 +63,7 @@ TEST_CASE("the log table shows every candidate, missing fields as dashes") {
   CHECK(lines[0].find("sparse_mla") != std::string::npos);
   CHECK(lines[1].find("2 workloads") != std::string::npos);
   CHECK(lines[1].find("±0.40%") != std::string::npos);
-  CHECK(lines[1].find("best 1.310x vs baseline (#1)") != std::string::npos);
+  CHECK(lines[1].find("result 1.310x vs the start (at keep #1)") != std::string::npos);
   CHECK(lines[1].find("4 candidates, 1 kept") != std::string::npos);
 
   CHECK(table.find("1.080x (1.060-1.100)") != std::string::npos);
@@ -105,4 +105,81 @@ TEST_CASE("the JSON view carries the header and the lines as logged") {
   REQUIRE(j["experiments"].size() == log.lines.size());
   CHECK(j["experiments"][1] == log.lines[1]);
   CHECK_FALSE(j.contains("torn_tail"));
+}
+
+namespace {
+
+ar::LogContents finished_log() {
+  ar::LogContents log;
+  log.header = {{"type", "header"}, {"version", 1}, {"run_id", "r"}, {"kernel", "k"}};
+  log.lines.push_back({{"type", "aa"}, {"why", "baseline"}, {"after_id", 0}, {"half_width", 0.0031}, {"speedup", 1.0012}});
+  log.lines.push_back({{"type", "candidate"}, {"id", 1}, {"decision", "keep"}, {"speedup", 9.3}, {"vs_baseline", 9.367},
+                       {"vs_baseline_ci", {9.30, 9.43}}});
+  log.lines.push_back({{"type", "aa"}, {"why", "refresh"}, {"after_id", 25}, {"half_width", 0.0029}, {"speedup", 0.9981}});
+  log.lines.push_back({{"type", "final"}, {"stop_reason", "goal 2.00x reached"}, {"goal_reached", true}, {"keeps", 1},
+                       {"remeasured", true}, {"speedup_vs_baseline", 9.275}, {"ci", {9.2, 9.35}}});
+  return log;
+}
+
+}  // namespace
+
+// Issue 8: the top said "best 9.367x" and the bottom "final: 9.275x".
+TEST_CASE("the log's summary and its final line give the same result, and say how it was measured") {
+  auto lines = lines_of(ar::render_log_table(finished_log(), false));
+  REQUIRE(lines.size() >= 4);
+  CHECK(lines[1].find("result 9.275x (9.200-9.350) vs the start (re-measured at the end)") != std::string::npos);
+  CHECK(lines[1].find("9.367") == std::string::npos);
+  CHECK(lines.back() ==
+        "final: 9.275x (9.200-9.350) vs the start (re-measured at the end): the result, goal reached; "
+        "stopped: goal 2.00x reached");
+}
+
+TEST_CASE("the log shows the history of the A/A noise, estimates included") {
+  std::string table = ar::render_log_table(finished_log(), false);
+  CHECK(table.find("noise (A/A half-width, estimate): start ±0.31% (1.0012x), after #25 ±0.29% (0.9981x)") !=
+        std::string::npos);
+}
+
+TEST_CASE("the log table fits the width it is given") {
+  for (size_t width : {80u, 100u, 160u}) {
+    std::string table = ar::render_log_table(sample_log(), false, width);
+    auto lines = lines_of(table);
+    size_t widest = 0;
+    for (size_t i = 2; i < lines.size(); ++i) {
+      INFO(width << ": " << lines[i]);
+      CHECK(columns(lines[i]) <= width);
+      widest = std::max(widest, columns(lines[i]));
+    }
+    // The 300-character reason fills what is there.
+    if (width == 160) CHECK(widest > 140);
+    // On a narrow screen the build and verify seconds give way first.
+    CHECK((table.find("verify") != std::string::npos) == (width > 80));
+  }
+}
+
+TEST_CASE("log --follow prints the head once and then only the new lines, in the same columns") {
+  ar::LogFollower follow(false, 100);
+  auto log = sample_log();
+  log.lines.resize(2);   // the baseline and candidate #1
+  std::string first = follow.update(log);
+  auto first_lines = lines_of(first);
+  REQUIRE(first_lines.size() == 4);   // two summary lines, the head, #1
+  CHECK(first_lines[0].find("run-7") != std::string::npos);
+  CHECK(follow.update(log).empty());  // nothing new: nothing printed
+
+  log = sample_log();                 // #2, #3, a candidate without fields, a resume
+  log.lines.push_back({{"type", "final"}, {"stop_reason", "plateau"}, {"keeps", 1}, {"remeasured", true},
+                       {"speedup_vs_baseline", 1.29}});
+  std::string more = follow.update(log);
+  CHECK(more.find("run-7") == std::string::npos);       // no second summary
+  CHECK(more.find("decision") == std::string::npos);    // no second head
+  CHECK(more.find("build_error") != std::string::npos);
+  CHECK(more.find("resumed") != std::string::npos);
+  CHECK(more.find("final: 1.290x vs the start (re-measured at the end)") != std::string::npos);
+  CHECK(more.find("~ screened only") != std::string::npos);
+  // Appended rows line up with the head printed before them.
+  auto more_lines = lines_of(more);
+  const std::string& head = first_lines[2];
+  const std::string& row = more_lines[0];
+  CHECK(head.find("decision") == row.find("build_error"));
 }

@@ -26,3 +26,20 @@ TEST_CASE("a held lock is refused and names its holder") {
   auto third = FileLock::try_acquire(path, "third", &holder);
   CHECK(third);
 }
+
+TEST_CASE("is_held sees a lock held elsewhere without taking or writing it") {
+  TempDir dir;
+  auto path = dir / "lock";
+  std::string holder;
+  CHECK_FALSE(FileLock::is_held(path, &holder));   // never created
+  CHECK_FALSE(std::filesystem::exists(path));      // and not created by looking
+  {
+    auto held = FileLock::try_acquire(path, "run toy-t", &holder);
+    REQUIRE(held);
+    CHECK(FileLock::is_held(path, &holder));
+    CHECK(holder == "pid " + std::to_string(::getpid()) + " (run toy-t)");
+    CHECK(read_file(path) == "pid " + std::to_string(::getpid()) + "\nrun toy-t\n");
+  }
+  CHECK_FALSE(FileLock::is_held(path, &holder));
+  CHECK(FileLock::try_acquire(path, "after", &holder));
+}

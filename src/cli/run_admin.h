@@ -1,0 +1,36 @@
+#pragma once
+// What `runs`, `adopt` and `clean` share: finding a run by id, and git in the
+// user's own checkout (not the run's worktree), where only the paths of the
+// run's package are ever touched.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "autoresearch/core/paths.h"
+#include "autoresearch/log/run_list.h"
+#include "autoresearch/util/subprocess.h"
+
+namespace ar {
+
+// The run `id` under <repo>/.autoresearch/runs; a usage error listing the runs
+// there when there is none, or when its log cannot be read.
+RunSummary find_run(const Paths& paths, const std::string& id);
+
+// `git -C <repo> ...` in the user's checkout.
+class CheckoutGit {
+ public:
+  CheckoutGit(ProcessRunner& runner, std::filesystem::path repo) : runner_(runner), repo_(std::move(repo)) {}
+  ProcessResult run(const std::vector<std::string>& args, const std::string& input = "");
+  // stdout, trimmed; a Fatal(kExitInfrastructure) with git's message on failure.
+  std::string check(const std::vector<std::string>& args, const std::string& input = "");
+  // -c options that supply an identity only where the user has none (a bare box).
+  std::vector<std::string> identity_fallback();
+
+ private:
+  ProcessRunner& runner_;
+  std::filesystem::path repo_;
+};
+
+std::string first_line(const std::string& text);
+
+}  // namespace ar
