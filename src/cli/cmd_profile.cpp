@@ -29,7 +29,7 @@ CommandAction add_profile_command(CLI::App& sub) {
     Paths paths = discover_paths(std::filesystem::current_path());
     RunConfig cfg = layered_config(a->f, paths, nullptr);
     RealWorld real;
-    OneShot o = prepare_one_shot(real.world, cfg, a->sets);
+    OneShot o = prepare_one_shot(real.world, cfg, a->sets, false);
     o.session->stop();   // ncu starts its own harness; the card is not shared while it counts
     ProfileRequest rq;
     rq.manifest = &o.manifest;

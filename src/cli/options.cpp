@@ -1,6 +1,8 @@
 #include "options.h"
 
 #include <algorithm>
+#include <charconv>
+#include <limits>
 #include <type_traits>
 
 #include "autoresearch/util/errors.h"
@@ -19,8 +21,22 @@ void add_config_flags(CLI::App& sub, ConfigFlags& f, const std::vector<std::stri
     if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()) return;
     CLI::Option* opt = sub.add_option(flag_name(name), field, help);
     // A list option takes one value per flag and may repeat: --idea "a" --idea "b".
-    if constexpr (std::is_same_v<std::decay_t<decltype(field)>, std::vector<std::string>>)
+    using Field = std::decay_t<decltype(field)>;
+    if constexpr (std::is_same_v<Field, std::vector<std::string>>)
       opt->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    // An integer out of the field's range is refused, never clamped to its limit.
+    if constexpr (std::is_integral_v<Field> && !std::is_same_v<Field, bool>)
+      opt->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            Field v{};
+            auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+            if (ec == std::errc::result_out_of_range)
+              return "out of range (" + std::to_string(std::numeric_limits<Field>::min()) + " to " +
+                     std::to_string(std::numeric_limits<Field>::max()) + ")";
+            if (ec != std::errc() || end != text.data() + text.size()) return "not an integer: " + text;
+            return "";
+          },
+          "INTEGER"));
     f.options[name] = opt;
   });
   sub.add_option("--config", f.config_file, "options file (JSON object of the options below)")

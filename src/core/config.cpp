@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -22,6 +23,11 @@ void assign(T& field, const nlohmann::json& v, const std::string& where) {
       field = v.get<bool>();
     } else if constexpr (std::is_integral_v<T>) {
       if (!v.is_number_integer()) throw std::invalid_argument("expected an integer");
+      // Out of the field's range is refused, never wrapped or clamped.
+      if ((v.is_number_unsigned() && v.get<unsigned long long>() > static_cast<unsigned long long>(std::numeric_limits<T>::max())) ||
+          (!v.is_number_unsigned() && (v.get<long long>() < static_cast<long long>(std::numeric_limits<T>::min()) ||
+                                       v.get<long long>() > static_cast<long long>(std::numeric_limits<T>::max()))))
+        throw std::invalid_argument("out of range");
       field = v.get<T>();
     } else if constexpr (std::is_floating_point_v<T>) {
       if (!v.is_number()) throw std::invalid_argument("expected a number");

@@ -425,6 +425,7 @@ class CandidateRun {
     rec_["confirm"] = comparison_json(ctx_, timed, confirm);
     auto k = judge_keep(full.comparison, confirm.comparison, ctx_.aa_half_width, ctx_.rule);
     threshold_ = k.threshold;
+    verdict_ = k;
     if (!k.pass) {
       finish(Decision::Discard, k.reason);
       return false;
@@ -464,9 +465,7 @@ class CandidateRun {
     fs::path kept = ctx_.run_dir / "incumbent" / (std::to_string(id_) + artifact_.extension().string());
     fs::create_directories(kept.parent_path());
     fs::copy_file(artifact_, kept, fs::copy_options::overwrite_existing);
-    finish(Decision::Keep, fmt::format("{:.2f}% faster (needs {:.2f}%), confirmed {:.2f}%; {:.3f}x vs the start",
-                                       (full_.speedup - 1) * 100, (threshold_ - 1) * 100,
-                                       (confirm_.speedup - 1) * 100, vs_base));
+    finish(Decision::Keep, describe_verdict(verdict_, vs_base));
     if (!result_.log_failed.empty()) return;   // undone: the incumbent stays what it was
     ctx_.incumbent = Incumbent{sha, p_.tunables, kept, editable_source_hash(ctx_.manifest, ctx_.package_dir), id_};
     ctx_.vs_baseline = vs_base;
@@ -499,6 +498,7 @@ class CandidateRun {
   std::map<std::string, double> medians_;
   Comparison full_, confirm_;
   double threshold_ = 1;
+  Verdict verdict_;                   // the keep rule's verdict on both measurements
   std::string killed_outside_;        // set by failed_step: the harness died by an outside signal
   std::optional<SweepOutcome> sweep_;
 };

@@ -2,6 +2,7 @@
 // alone tells the story the log tells.
 #include <fmt/format.h>
 
+#include "autoresearch/decide/keep_rule.h"
 #include "steps.h"
 
 namespace ar {
@@ -15,8 +16,9 @@ std::string commit_message(const RunContext& ctx, int id, const Proposal& p, con
   std::string t;
   for (const auto& [k, v] : p.tunables) t += fmt::format("{}{}={}", t.empty() ? "" : " ", k, v);
   m += fmt::format("tunables: {}\n", t);
-  m += fmt::format("speedup: {:.4f} [95% CI {:.4f}, {:.4f}], p = {:.2g}; needed {:.4f} (A/A ±{:.2f}%)\n",
-                   full.speedup, full.ci_low, full.ci_high, full.p_value, threshold, ctx.aa_half_width * 100);
+  m += fmt::format("speedup: {:.4f} [95% CI {:.4f}, {:.4f}], p = {:.2g}\n", full.speedup, full.ci_low, full.ci_high,
+                   full.p_value);
+  m += fmt::format("rule: {}\n", keep_requirements(ctx.rule, ctx.aa_half_width));
   m += fmt::format("confirmed: {:.4f} [95% CI {:.4f}, {:.4f}]\n", confirm.speedup, confirm.ci_low, confirm.ci_high);
   m += "workloads (median µs, previous → this):\n";
   for (const auto& w : full.workloads)

@@ -6,6 +6,7 @@
 #include "autoresearch/agents/command_agent.h"
 #include "autoresearch/agents/context_assembly.h"
 #include "autoresearch/agents/tuner.h"
+#include "autoresearch/loop/resume_check.h"
 #include "autoresearch/loop/source_check.h"
 #include "autoresearch/util/errors.h"
 #include "autoresearch/util/fs.h"
@@ -106,8 +107,7 @@ nlohmann::json header_json(RunContext& ctx) {
   h["roofline"] = {{"peak_flops", ctx.roofline.peak_flops},
                    {"peak_bytes_per_s", ctx.roofline.peak_bytes_per_s},
                    {"source", ctx.roofline.source}};
-  h["keep_rule"] = {{"min_gain", ctx.rule.min_gain}, {"aa_factor", ctx.rule.aa_factor},
-                    {"alpha", ctx.rule.alpha}, {"regression_margin", ctx.rule.regression_margin}};
+  h["keep_rule"] = to_json(ctx.rule);
   return h;
 }
 
@@ -306,6 +306,11 @@ void setup_resume(RunContext& ctx, const std::string& run_id, const nlohmann::js
   apply_json(ctx.cfg, h.value("config", nlohmann::json::object()), file.string() + " (header config)");
   apply_json(ctx.cfg, overrides, "the command line");
   validate_config(ctx.cfg);
+  {
+    std::string why;
+    int code = kExitStopped;
+    if (resume_would_stop_at_once(contents, ctx.cfg, &why, &code)) throw Fatal(static_cast<ExitCode>(code), why);
+  }
   check_agent_can_start(ctx);
   configure_rule(ctx);
   ctx.package_prefix = h.value("package", "");

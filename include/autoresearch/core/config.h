@@ -95,7 +95,7 @@ struct RunConfig {
     v("screen_min_seconds", screen_min_seconds, "least sampling time per workload in the quick screen");
     v("screen_max_seconds", screen_max_seconds, "most sampling time per workload in the quick screen");
     v("cold", cold, "flush the caches before every timed sample");
-    v("min_gain", min_gain, "smallest speedup worth keeping (0.01 = 1%)");
+    v("min_gain", min_gain, "a keep's 95% CI must reach this gain; a gain clearly below it is refused (0.01 = 1%)");
     v("alpha", alpha, "significance level of the keep rule (one-sided)");
     v("regression_margin", regression_margin, "no workload may get slower than this fraction");
     v("aa_factor", aa_factor, "a keep must beat this many times the A/A noise half-width");

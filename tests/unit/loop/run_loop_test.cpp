@@ -64,3 +64,27 @@ TEST_CASE("bad input is refused before anything changes") {
   CHECK(!fs::exists(f.dir.path() / ".autoresearch/runs/toy-t"));
   CHECK(f.git({"branch", "--list", "autoresearch/*"}).empty());
 }
+
+// Issue 8, bug 5: one seed, recorded once, validated on input.
+TEST_CASE("the run's seed is recorded once, and a seed out of range is refused, never clamped") {
+  Fixture f;
+  run_loop(f.world, f.request({{"goal", "5x"}, {"max_iters", 1}}));
+  auto header = read_log(f.dir.path() / ".autoresearch/runs/toy-t/experiments.jsonl").header;
+  CHECK(header["seed"] == 5);
+  CHECK(header["config"]["seed"] == header["seed"]);
+
+  RunConfig c;
+  CHECK_THROWS_AS(apply_json(c, nlohmann::json::parse(R"({"seed": 18446744073709551615})"), "test"), Fatal);
+  CHECK_THROWS_AS(apply_json(c, {{"plateau", 4294967296LL}}, "test"), Fatal);
+  setenv("AUTORESEARCH_SEED", "99999999999999999999", 1);
+  CHECK_THROWS_AS(apply_environment(c), Fatal);
+  unsetenv("AUTORESEARCH_SEED");
+  // 0: a seed from the clock, recorded as the seed it became.
+  Fixture g;
+  RunRequest req = g.request({{"goal", "5x"}, {"max_iters", 1}});
+  req.config.seed = 0;
+  run_loop(g.world, req);
+  auto h2 = read_log(g.dir.path() / ".autoresearch/runs/toy-t/experiments.jsonl").header;
+  CHECK(h2["seed"].get<long long>() > 0);
+  CHECK(h2["config"]["seed"] == h2["seed"]);
+}
