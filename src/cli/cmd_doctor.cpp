@@ -12,7 +12,11 @@
 #include "autoresearch/core/manifest.h"
 #include "autoresearch/core/paths.h"
 #include "autoresearch/util/subprocess.h"
+#include "autoresearch/agents/command_agent.h"
+#include "autoresearch/llm/api_key.h"
+#include "autoresearch/loop/llm_setup.h"
 #include "commands.h"
+#include "options.h"
 #include "environment_errors.h"
 
 namespace ar {
@@ -70,14 +74,39 @@ Check package_check(const Paths& p, const std::string& kernel, bool have_nvcc) {
   return c;
 }
 
+// The endpoint the llm agent would use, asked for its model list; the key is
+// named by the variable it came from, never shown.
+Check llm_check(const RunConfig& cfg) {
+  Check c{"LLM endpoint", false, false, "", ""};
+  if (cfg.llm_model.empty()) {
+    c.detail = "not configured";
+    c.fix = "for --agent llm: --llm-model NAME (and --llm-provider, --llm-base-url), or the same keys in "
+            "configs/autoresearch.json";
+    return c;
+  }
+  try {
+    LlmSettings s = llm_settings_from(cfg);
+    ApiKey key = resolve_api_key(s.provider);
+    ProbeResult p = probe_endpoint(s, key);
+    c.ok = p.ok;
+    c.detail = describe_endpoint(s, key) + ": " + p.message;
+    if (!p.ok) c.fix = missing_key_problem(s, key).empty() ? "check the URL, the model name and the key" : missing_key_problem(s, key);
+  } catch (const std::exception& e) {
+    c.detail = e.what();
+  }
+  return c;
+}
+
 }  // namespace
 
 CommandAction add_doctor_command(CLI::App& sub) {
   auto json = std::make_shared<bool>(false);
+  auto f = std::make_shared<ConfigFlags>();
   sub.add_flag("--json", *json, "print the checks as JSON on stdout");
+  add_config_flags(sub, *f, {"llm_provider", "llm_base_url", "llm_model", "llm_paid", "llm_connect_timeout_s"});
   sub.footer("Exit codes: 0 everything a CPU package needs is present and every package loads;\n"
              "4 something required is missing or a package is broken.");
-  return [json] {
+  return [json, f] {
     RealProcessRunner r;
     std::vector<Check> checks;
     checks.push_back(run_check(r, "git", {"git", "--version"}, true, "apt-get install git"));
@@ -108,10 +137,23 @@ CommandAction add_doctor_command(CLI::App& sub) {
       sanitizer = "/usr/local/cuda/bin/compute-sanitizer";
     checks.push_back({"compute-sanitizer", !sanitizer.empty(), false, sanitizer.empty() ? "not found" : sanitizer,
                       "part of the CUDA Toolkit; without it kept candidates are not sanitized"});
+    std::string ncu = find_program("ncu");
+    if (ncu.empty() && std::filesystem::exists("/usr/local/cuda/bin/ncu")) ncu = "/usr/local/cuda/bin/ncu";
+    checks.push_back({"ncu", !ncu.empty(), false, ncu.empty() ? "not found" : ncu,
+                      "Nsight Compute (part of the CUDA Toolkit): without it text agents get no hardware-counter profile"});
+    std::string sandbox = sandbox_unavailable_reason(r);
+    checks.push_back({"bubblewrap", sandbox.empty(), false, sandbox.empty() ? "works: --agent-sandbox can be used" : sandbox,
+                      "for --agent-sandbox: apt-get install bubblewrap, and allow unprivileged user namespaces"});
     for (const char* key : {"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AUTORESEARCH_LLM_API_KEY"}) {
       const char* v = std::getenv(key);
       checks.push_back({key, v && *v, false, v && *v ? "set" : "not set",
                         std::string("export ") + key + "=... for the llm agent (the tune agent needs no key)"});
+    }
+    try {
+      Paths p = discover_paths(std::filesystem::current_path());
+      checks.push_back(llm_check(layered_config(*f, p, nullptr)));
+    } catch (const std::exception& e) {
+      checks.push_back({"LLM endpoint", false, false, e.what(), ""});
     }
     try {
       Paths p = discover_paths(std::filesystem::current_path());

@@ -5,6 +5,7 @@
 #include "autoresearch/agents/command_agent.h"
 #include "autoresearch/agents/llm_agent.h"
 #include "autoresearch/llm/llm_client.h"
+#include "autoresearch/loop/llm_setup.h"
 #include "autoresearch/llm/prices.h"
 #include "autoresearch/util/errors.h"
 #include "steps.h"
@@ -16,7 +17,9 @@ namespace {
 // With no --max-cost, a paid endpoint may spend this much in one run.
 constexpr double kDefaultPaidBudgetUsd = 10.0;
 
-LlmSettings llm_settings(const RunConfig& c) {
+}  // namespace
+
+LlmSettings llm_settings_from(const RunConfig& c) {
   LlmSettings s;
   auto provider = parse_llm_provider(c.llm_provider);
   if (!provider) throw usage_error(fmt::format("--llm-provider: '{}' (expected openai or anthropic)", c.llm_provider));
@@ -41,8 +44,6 @@ LlmSettings llm_settings(const RunConfig& c) {
   return s;
 }
 
-}  // namespace
-
 void check_agent_can_start(RunContext& ctx) {
   const RunConfig& c = ctx.cfg;
   if (c.agent == "command" && c.agent_sandbox) {
@@ -50,7 +51,7 @@ void check_agent_can_start(RunContext& ctx) {
     if (!why.empty()) throw usage_error("--agent-sandbox: " + why);
   }
   if (c.agent == "llm") {
-    LlmSettings s = llm_settings(c);
+    LlmSettings s = llm_settings_from(c);
     ApiKey key = resolve_api_key(s.provider);
     if (auto why = missing_key_problem(s, key); !why.empty()) throw usage_error(why);
   }
@@ -60,7 +61,7 @@ void resolve_budgets(RunContext& ctx) {
   const RunConfig& c = ctx.cfg;
   if (c.max_cost >= 0) {
     ctx.max_cost_usd = c.max_cost;
-  } else if (c.agent == "llm" && endpoint_bills(llm_settings(c))) {
+  } else if (c.agent == "llm" && endpoint_bills(llm_settings_from(c))) {
     ctx.max_cost_usd = kDefaultPaidBudgetUsd;
   } else {
     ctx.max_cost_usd = 0;
@@ -68,7 +69,7 @@ void resolve_budgets(RunContext& ctx) {
 }
 
 std::unique_ptr<Agent> make_llm_agent(RunContext& ctx) {
-  LlmSettings s = llm_settings(ctx.cfg);
+  LlmSettings s = llm_settings_from(ctx.cfg);
   ApiKey key = resolve_api_key(s.provider);
   if (auto why = missing_key_problem(s, key); !why.empty()) throw usage_error(why);
   auto prices = std::make_shared<const PriceTable>(PriceTable::load(ctx.paths.home / "configs" / "prices.json"));

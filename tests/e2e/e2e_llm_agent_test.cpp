@@ -128,3 +128,34 @@ TEST_CASE("run --agent llm: edits applied and judged, failures fed back, tokens 
     }
   }
 }
+
+TEST_CASE("a cost budget stops an llm run with exit 3; doctor probes the endpoint without showing the key") {
+  TempRepo repo({"matmul_cpu"});
+  nlohmann::json script = {{"responses", {{{"text", "IDEA: nothing much\nkernel.cpp\n```cpp\n<<<<<<< SEARCH\n"
+                                                     "  if constexpr (LOOP_ORDER == 0) tile_ijk(p, t);\n=======\n"
+                                                     "  if constexpr (LOOP_ORDER == 0) tile_ikj(p, t);\n>>>>>>> REPLACE\n```\n"},
+                                            {"usage", {{"input", 200000}, {"output", 1000}}}}}},
+                           {"models", {"fake-model"}}};
+  ar::FakeLlmServerProcess server(AR_FAKE_LLM_SERVER, repo.dir.string() + "-llm", script, {{"FAKE_LLM_EXPECT_KEY", kKey}});
+  std::map<std::string, std::string> env = {{"OPENAI_API_KEY", kKey}};
+  auto r = run_cli_env(repo,
+                       {"run", "--kernel", "matmul_cpu", "--agent", "llm", "--llm-base-url", server.base_url("/v1"),
+                        "--llm-model", "fake-model", "--llm-paid", "true", "--max-cost", "1", "--goal", "50x", "--tag",
+                        "cost", "--max-iters", "10", "--config", std::string(AR_SOURCE_DIR) + "/configs/quick.json"},
+                       env);
+  INFO(r.err);
+  CHECK(r.exit_code == 3);
+  auto lines = read_log(repo.dir / ".autoresearch/runs/matmul_cpu-cost/experiments.jsonl");
+  auto c = of_type(lines, "candidate");
+  REQUIRE(!c.empty());
+  CHECK(c.size() < 10);   // 200k tokens at the fallback price (> $1 each): the budget binds after the first
+  CHECK(of_type(lines, "final").at(0)["stop_reason"].get<std::string>().find("--max-cost") != std::string::npos);
+
+  auto d = run_cli_env(repo, {"doctor", "--llm-base-url", server.base_url("/v1"), "--llm-model", "fake-model"}, env);
+  CHECK(d.out.find("LLM endpoint") != std::string::npos);
+  CHECK(d.out.find("fake-model") != std::string::npos);
+  CHECK(d.out.find("key from OPENAI_API_KEY") != std::string::npos);
+  CHECK(d.out.find(kKey) == std::string::npos);
+  CHECK(d.err.find(kKey) == std::string::npos);
+  fs::remove_all(repo.dir.string() + "-llm");
+}
