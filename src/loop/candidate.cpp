@@ -25,6 +25,7 @@ std::string decision_for(StepStatus s, const std::string& reason) {
     case StepStatus::Timeout: return "timeout";
     case StepStatus::Cancelled: return "interrupted";
     case StepStatus::Ok: return "";
+    case StepStatus::Guard: return "rejected_by_guard";
     case StepStatus::Error:
       if (reason.find("capture_error") != std::string::npos) return "rejected_by_guard";
       if (reason.find("load_error") != std::string::npos) return "build_error";
