@@ -1,6 +1,7 @@
 #include "common/replay_guard.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "common/replay_schedule.h"
 
@@ -68,7 +69,9 @@ bool ReplayGuard::after_sample(size_t i, int r, long long round, Replay kind, bo
   if (!checked_.at(i)) return true;
   const auto ri = static_cast<size_t>(r);
   if (rq_.deterministic) {
+    const auto t0 = std::chrono::steady_clock::now();
     const std::string fp = problem_.output_fingerprint(r);
+    fingerprint_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ++fingerprinted_;
     if (!f_[i][ri].empty()) {
       if (fp != f_[i][ri]) mismatch(i, r, round, kind);
@@ -175,6 +178,8 @@ json ReplayGuard::report() const {
               {"deterministic", rq_.deterministic},
               {"verified_rotations", verified},
               {"fingerprinted_replays", fingerprinted_},
+              // The wall time one fingerprint takes (outside the timed region), for the cost per sample.
+              {"fingerprint_us", fingerprinted_ > 0 ? 1e6 * fingerprint_seconds_ / static_cast<double>(fingerprinted_) : 0.0},
               {"tolerance_checks", tolerance_checks_},
               {"reference_runs", refs_.reference_runs()},
               {"redrawn_rotations", redrawn_rotations_},

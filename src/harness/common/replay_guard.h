@@ -82,6 +82,7 @@ class ReplayGuard {
   json entries_ = json::array();
   std::string failure_;
   long long fingerprinted_ = 0, tolerance_checks_ = 0, redrawn_rotations_ = 0;
+  double fingerprint_seconds_ = 0;
 };
 
 }  // namespace ar::harness
