@@ -60,6 +60,7 @@ CHEATS = [
     ("memo_q_hash", "b1_8k", "neutralised", "", "whole answers memoised in the workspace, keyed on q"),
     ("memo_params_ptr", "b1_8k", "neutralised", "", "whole answers memoised in the workspace, keyed on pointers"),
     ("tamper_reference", "b1_8k", "caught", "verdict", "half the keys, and its answer written into the reference"),
+    ("tamper_reference_scan", "b1_8k", "caught", "verdict", "half the keys; scans for the reference and writes it"),
     ("reads_reference", "b1_8k", "neutralised", "", "copies the reference's results instead of computing"),
     ("skip_tail", "b1_8k", "caught", "wrong", "skips the last 1/16 of the top-k list"),
     ("fp16_scores", "b1_8k", "caught", "wrong", "scores accumulated in fp16"),

@@ -72,6 +72,22 @@ TEST_CASE("an honest deterministic kernel: every timed replay is fingerprinted, 
   CHECK(eager == 2 * 8);   // 8 rotations, each slot's eager run on each checked against the reference
 }
 
+TEST_CASE("without a replay_check nothing is checked and the reply has none", "[harness-core]") {
+  World w;
+  w.device.kernels["lazy"] = [](FakeDevice& d, FakeProblem& p, const Launch& l) {
+    if (!l.timed) honest(d, p, l);
+  };
+  w.load("a", "lazy");
+  json rq = fake_bench({"a"}, 20);
+  rq.erase("replay_check");
+  json r = w.call(rq);
+  INFO(r.dump().substr(0, 1000));
+  REQUIRE(r.at("ok") == true);
+  CHECK_FALSE(r.contains("replay_check"));
+  CHECK(r.at("rounds") == 20);
+  CHECK(w.device.launches["a"] == w.device.timed_launches["a"]);   // no eager runs either
+}
+
 TEST_CASE("a kernel that skips work after N timed launches is caught on that replay", "[harness-core]") {
   World w;
   for (long long n : {0LL, 37LL, 150LL}) {
