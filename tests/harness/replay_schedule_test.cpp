@@ -14,29 +14,42 @@ TEST_CASE("the re-randomised round falls anywhere in the guaranteed part of the 
   stop.min_samples = 10;
   stop.min_seconds = 0.5;
   std::mt19937_64 rng(1);
+  // 1 ms rounds: the bench is sure to take 500 of them (min_seconds), whatever min_samples says.
   long long lo = 1 << 30, hi = 0;
   for (int i = 0; i < 2000; ++i) {
-    // 1 ms rounds: 500 of them fit in min_seconds.
-    const long long r = draw_rerandomised_round(stop, 0.001, rng);
-    lo = std::min(lo, r);
-    hi = std::max(hi, r);
-    REQUIRE(r >= 1);
-    REQUIRE(r < 500);
+    RerandomisedRound rr(stop, rng);
+    long long fired = -1;
+    for (long long round = 0; round < 1000 && fired < 0; ++round)
+      if (rr.due(round, 0.001 * static_cast<double>(round))) fired = round;
+    REQUIRE(fired >= 1);
+    REQUIRE(fired <= 500);   // at the latest when min_seconds has passed
+    CHECK(rr.done());
+    CHECK(rr.round() == fired);
+    CHECK_FALSE(rr.due(fired + 1, 10.0));   // once
+    lo = std::min(lo, fired);
+    hi = std::max(hi, fired);
   }
-  CHECK(lo <= 5);
+  CHECK(lo <= 10);
   CHECK(hi >= 450);   // not only the first rounds (the hole issue 7 found)
 
-  // Slow rounds: min_samples decides; fewer than two rounds: round 0.
-  CHECK(draw_rerandomised_round(stop, 10.0, rng) < 10);
+  // Slow rounds (1 s each): min_samples is what the bench is sure of.
+  for (int i = 0; i < 200; ++i) {
+    RerandomisedRound rr(stop, rng);
+    long long fired = -1;
+    for (long long round = 0; round < 100 && fired < 0; ++round)
+      if (rr.due(round, static_cast<double>(round))) fired = round;
+    CHECK(fired >= 1);
+    CHECK(fired <= 9);
+  }
+  // One sample: round 0 may be it; never later than max_samples allows.
   stop.min_samples = 1;
-  CHECK(draw_rerandomised_round(stop, 10.0, rng) == 0);
-  // Never past max_samples, and a broken estimate is ignored.
+  stop.min_seconds = 0;
+  RerandomisedRound one(stop, rng);
+  CHECK(one.first_round() == 0);
+  CHECK(one.due(0, 0.0));
   stop.min_samples = 10;
   stop.max_samples = 4;
-  for (int i = 0; i < 100; ++i) CHECK(draw_rerandomised_round(stop, 1e-9, rng) < 4);
-  stop.max_samples = 100000;
-  CHECK(draw_rerandomised_round(stop, 0.0, rng) < 10);
-  CHECK(draw_rerandomised_round(stop, -1.0, rng) < 10);
+  for (int i = 0; i < 100; ++i) CHECK(RerandomisedRound(stop, rng).first_round() <= 3);
 }
 
 TEST_CASE("nondeterministic kernels' checks spread over a measurement of any length", "[harness-core]") {

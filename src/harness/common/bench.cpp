@@ -38,9 +38,9 @@ double sample(Device& device, Problem& problem, const std::string& slot, int rot
 
 // Runs every slot on the timed path (not cold) until the SM clock has come up,
 // or, where the clock is unknown, for a short fixed time. Each replay is
-// checked like a sample. Returns the wall seconds one round took.
-double warm_up(Device& device, Problem& problem, const std::vector<std::string>& slots, int rotations,
-               ReplayGuard* guard) {
+// checked like a sample.
+void warm_up(Device& device, Problem& problem, const std::vector<std::string>& slots, int rotations,
+             ReplayGuard* guard) {
   const auto start = Clock::now();
   const double default_mhz = device.default_sm_clock_mhz();
   for (int run = 1;; ++run) {
@@ -51,13 +51,12 @@ double warm_up(Device& device, Problem& problem, const std::vector<std::string>&
       if (guard) (void)guard->after_sample(i, rotation, run - 1, Replay::Warmup, false);
     }
     const double elapsed = seconds_since(start);
-    const double per_round = elapsed / run;
-    if (elapsed >= kWarmupMaxSeconds) return per_round;
+    if (elapsed >= kWarmupMaxSeconds) return;
     if (run < kWarmupMinRuns) continue;
     if (default_mhz > 0) {
-      if (!clock_low(device.sm_clock_mhz(), default_mhz)) return per_round;
+      if (!clock_low(device.sm_clock_mhz(), default_mhz)) return;
     } else if (elapsed >= kUnknownClockWarmupSeconds) {
-      return per_round;
+      return;
     }
   }
 }
@@ -157,17 +156,12 @@ json run_bench(Device& device, Problem& problem, const BenchRequest& rq,
     stop = "wrong";
     return finish();
   }
-  const double round_seconds = warm_up(device, problem, rq.slots, rotations, guard ? &*guard : nullptr);
+  warm_up(device, problem, rq.slots, rotations, guard ? &*guard : nullptr);
 
   // The re-randomised round, and (nondeterministic kernels) the drawn rounds.
-  long long rerandomised_round = -1;
-  int rerandomised_rotation = 0;
-  if (guard) {
-    rerandomised_round = draw_rerandomised_round(rq.stop, round_seconds, rng);
-    rerandomised_rotation = static_cast<int>(rng() % static_cast<uint64_t>(rotations));
-    reply["replay_check"]["round"] = rerandomised_round;
-    reply["replay_check"]["rotation"] = rerandomised_rotation;
-  }
+  RerandomisedRound rerandomised(rq.stop, rng);
+  const int rerandomised_rotation = static_cast<int>(rng() % static_cast<uint64_t>(rotations));
+  if (guard) reply["replay_check"]["rotation"] = rerandomised_rotation;
   RandomCheckRounds random_checks(rq.stop.min_samples, rng());
   const bool random_rounds = guard && !rq.deterministic;
 
@@ -177,10 +171,13 @@ json run_bench(Device& device, Problem& problem, const BenchRequest& rq,
 
   // One round; false when a checked replay was wrong (the bench ends).
   auto run_round = [&](long long round, bool last) {
-    const bool rerandomised = round == rerandomised_round;
-    const int rotation = rerandomised ? rerandomised_rotation : static_cast<int>(round % rotations);
-    if (rerandomised) guard->rerandomise(rotation, rng());
-    const Replay kind = rerandomised ? Replay::Rerandomised : last ? Replay::Last : Replay::Timed;
+    const bool rerandomise = guard && !last && rerandomised.due(round, seconds_since(sampling_start));
+    const int rotation = rerandomise ? rerandomised_rotation : static_cast<int>(round % rotations);
+    if (rerandomise) {
+      guard->rerandomise(rotation, rng());
+      reply["replay_check"]["round"] = round;
+    }
+    const Replay kind = rerandomise ? Replay::Rerandomised : last ? Replay::Last : Replay::Timed;
     const bool tolerance_check = random_rounds && (last || random_checks.due(round));
     bool low = false;
     for (size_t i : round_order(n_slots, round)) {
@@ -210,7 +207,7 @@ json run_bench(Device& device, Problem& problem, const BenchRequest& rq,
     const double elapsed = seconds_since(sampling_start);
     const bool at_limit = kept >= rq.stop.max_samples || elapsed >= rq.stop.max_seconds;
     // The re-randomised round always happens, unless a limit comes first (the final check still runs).
-    if (round < rerandomised_round && !at_limit) continue;
+    if (guard && !rerandomised.done() && !at_limit) continue;
     if (!at_limit && kept < next_check) continue;
     if (kept >= next_check) next_check = kept + std::max(1LL, kept / 16);
     if (state_check) state_check("during the bench, by round " + std::to_string(round));

@@ -15,14 +15,18 @@ long long uniform(std::mt19937_64& rng, long long lo, long long hi) {   // [lo, 
 
 }  // namespace
 
-long long draw_rerandomised_round(const StopRule& stop, double seconds_per_round, std::mt19937_64& rng) {
-  long long expected = std::max(1LL, stop.min_samples);
-  if (seconds_per_round > 0 && std::isfinite(seconds_per_round)) {
-    const double in_time = std::floor(stop.min_seconds / seconds_per_round);
-    if (in_time > static_cast<double>(expected)) expected = static_cast<long long>(std::min(in_time, 1e9));
-  }
-  expected = std::min(expected, std::max(1LL, stop.max_samples));
-  return expected < 2 ? 0 : uniform(rng, 1, expected - 1);
+RerandomisedRound::RerandomisedRound(const StopRule& stop, std::mt19937_64& rng) {
+  const double f = static_cast<double>(rng() >> 11) * 0x1.0p-53;   // [0, 1)
+  const long long m = std::max(1LL, std::min(stop.min_samples, stop.max_samples));
+  first_round_ = m >= 2 ? 1 + static_cast<long long>(std::floor(f * static_cast<double>(m - 1))) : 0;
+  first_round_ = std::min(first_round_, std::max(0LL, m - 1));
+  after_seconds_ = f * std::max(0.0, stop.min_seconds);
+}
+
+bool RerandomisedRound::due(long long round, double elapsed_seconds) {
+  if (done() || round < first_round_ || elapsed_seconds < after_seconds_) return false;
+  round_ = round;
+  return true;
 }
 
 RandomCheckRounds::RandomCheckRounds(long long min_samples, uint64_t seed)

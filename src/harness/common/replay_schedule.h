@@ -11,12 +11,30 @@
 
 namespace ar::harness {
 
-// The re-randomised replay round inside the measurement: drawn uniformly from
-// [1, expected) where `expected` is the number of rounds the bench is sure to
-// take (at least min_samples, and as many as fit in min_seconds at the
-// warm-up's pace), so it may land anywhere in the guaranteed part of the
-// measurement, not only in the first rounds; 0 when expected < 2.
-long long draw_rerandomised_round(const StopRule& stop, double seconds_per_round, std::mt19937_64& rng);
+// The re-randomised replay round inside the measurement. One fraction f is
+// drawn uniformly from [0, 1); the round is the first one that is at least
+// 1 + floor(f * (min_samples - 1)) and starts at least f * min_seconds into
+// the sampling. The bench cannot stop before min_samples rounds and
+// min_seconds, so the round lands anywhere in the part of the measurement it
+// is sure to take, whatever the pace of its rounds (not only in the first
+// rounds, where issue 7 found it). With min_samples 1 the first candidate
+// round is 0.
+class RerandomisedRound {
+ public:
+  RerandomisedRound(const StopRule& stop, std::mt19937_64& rng);
+  // Whether `round`, starting `elapsed_seconds` into the sampling, is the
+  // re-randomised one. Asked once per round, in increasing order; true once.
+  bool due(long long round, double elapsed_seconds);
+  bool done() const { return round_ >= 0; }
+  long long round() const { return round_; }   // -1 until it happened
+  long long first_round() const { return first_round_; }
+  double after_seconds() const { return after_seconds_; }
+
+ private:
+  long long first_round_ = 0;
+  double after_seconds_ = 0;
+  long long round_ = -1;
+};
 
 // Rounds that get a tolerance check when the kernel is nondeterministic (its
 // outputs cannot be fingerprinted): the first drawn from [0, min_samples),
