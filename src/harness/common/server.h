@@ -33,7 +33,7 @@ class Server {
  private:
   friend struct Commands;
   // After a verify or bench: reloads every slot whose module state changed and
-  // returns the guard error for the first change ("" kind when none).
+  // returns the guard error for the first change (nullopt when none changed).
   std::optional<GuardError> settle_state(const std::string& when);
 
   Device& device_;
