@@ -2,8 +2,11 @@
 # The CUDA harness and the sparse_mla package, end to end on a GPU machine:
 # builds the harness, the default kernel and the planted cheats
 # (tests/gpu/cheats), then drives the harness protocol (tests/gpu/selftest.py):
-# hello; verify of the default kernel on every workload; an A/A bench; each
-# cheat (expected: caught); compute-sanitizer on the smallest workload.
+# hello; verify of the default kernel on every workload; an A/A bench with
+# every timed replay checked, a padded bench, the fingerprint's cost on the
+# largest workload; each cheat (caught or neutralised, with the guard named)
+# and each honest control (must pass); compute-sanitizer on the smallest
+# workload. About 4-5 minutes on an H200 (most of it the nvcc builds).
 # Prints a compact summary last; full output under $OUT when set (else a
 # temporary folder). Exits 77 (skipped) when there is no GPU.
 #
@@ -39,12 +42,19 @@ fi
 harness_pid=$!
 "$BUILD" cubin "$REPO/kernels/sparse_mla/kernel.cu" "$BIN/kernel.cubin" >"$BIN/kernel.log" 2>&1 &
 kernel_pid=$!
+# Each cheat is a whole kernel.cu, built with exactly the candidate command
+# (its helper headers are found through -I<repo>/include, as in a run).
 cheat_pids=()
 for src in "$REPO"/tests/gpu/cheats/*.cu; do
   name=$(basename "$src" .cu)
-  "$BUILD" cubin "$src" "$BIN/cheat_$name.cubin" -I"$REPO/tests/gpu/cheats" >"$BIN/cheat_$name.log" 2>&1 &
+  "$BUILD" cubin "$src" "$BIN/cheat_$name.cubin" >"$BIN/cheat_$name.log" 2>&1 &
   cheat_pids+=($!)
 done
+# An honest control that is the shipped kernel with other tunables: split-KV
+# through the workspace, a double-buffered gather, ldmatrix.
+"$BUILD" cubin "$REPO/kernels/sparse_mla/kernel.cu" "$BIN/cheat_honest_kernel_split.cubin" \
+  -DSPLIT_WAVES=4 -DKV_STAGES=2 -DLDMATRIX=1 >"$BIN/cheat_honest_kernel_split.log" 2>&1 &
+cheat_pids+=($!)
 status=0
 wait "$kernel_pid" || { echo "BUILD FAILED: kernel.cubin"; tail -20 "$BIN/kernel.log"; status=1; }
 grep -E "ar_stage|registers|spill" "$BIN/kernel.log" | sed 's/^/  /'

@@ -8,12 +8,15 @@
 #include <cstdio>
 #include <vector>
 
+#include "autoresearch/harness/problem.h"
 #include "cuda/cuda_check.h"
 #include "problem_parts.h"
 
 namespace sparse_mla {
 
 namespace {
+
+using ar::harness::ProblemError;
 
 constexpr int kThreads = 256;
 constexpr int kBlocks = 1024;
@@ -66,14 +69,23 @@ __global__ void __launch_bounds__(kThreads) compare_kernel(const T* cand, const 
 }
 
 // Order-aware: each 8-byte word is mixed with its position; the sum of the
-// mixes is independent of the order threads add them in.
-__global__ void __launch_bounds__(kThreads) hash_kernel(const unsigned char* data, size_t bytes, uint64_t salt,
-                                                        unsigned long long* out) {
+// mixes is independent of the order threads add them in. Buffer blockIdx.y of
+// the list; two words of `out` per buffer.
+constexpr int kMaxHashed = 8;
+struct HashList {
+  const unsigned char* data[kMaxHashed];
+  unsigned long long bytes[kMaxHashed];
+};
+
+__global__ void __launch_bounds__(kThreads) hash_kernel(HashList list, uint64_t salt, unsigned long long* out) {
+  const unsigned char* data = list.data[blockIdx.y];
+  const size_t bytes = list.bytes[blockIdx.y];
+  salt = mix64(salt ^ (0x6275666672ull + blockIdx.y));
   const size_t words = bytes / 8;
   const uint64_t* w = reinterpret_cast<const uint64_t*>(data);
   uint64_t h1 = 0, h2 = 0;
   for (size_t e = static_cast<size_t>(blockIdx.x) * kThreads + threadIdx.x; e < words;
-       e += static_cast<size_t>(kBlocks) * kThreads) {
+       e += static_cast<size_t>(gridDim.x) * kThreads) {
     const uint64_t x = w[e];
     h1 += mix64(x ^ mix64(e ^ salt));
     h2 += mix64(x + 0x632BE59BD9B4E019ull * (e + 1) + salt);
@@ -81,15 +93,15 @@ __global__ void __launch_bounds__(kThreads) hash_kernel(const unsigned char* dat
   if (blockIdx.x == 0 && threadIdx.x < bytes % 8) {   // a tail shorter than a word, byte by byte
     const uint64_t x = data[words * 8 + threadIdx.x];
     h1 += mix64(x ^ mix64((words * 8 + threadIdx.x) ^ salt ^ 0x7461696cull));
-    h2 += mix64(x + 0x1234567ull * (threadIdx.x + 1));
+    h2 += mix64(x + 0x1234567ull * (threadIdx.x + 1) + salt);
   }
   for (int off = 16; off > 0; off >>= 1) {
     h1 += __shfl_xor_sync(0xffffffffu, h1, off);
     h2 += __shfl_xor_sync(0xffffffffu, h2, off);
   }
   if ((threadIdx.x & 31) == 0) {
-    atomicAdd(&out[0], static_cast<unsigned long long>(h1));
-    atomicAdd(&out[1], static_cast<unsigned long long>(h2));
+    atomicAdd(&out[2 * blockIdx.y], static_cast<unsigned long long>(h1));
+    atomicAdd(&out[2 * blockIdx.y + 1], static_cast<unsigned long long>(h2));
   }
 }
 
@@ -107,6 +119,9 @@ T* scratch(size_t count) {
   return static_cast<T*>(buffer);
 }
 
+// Every block writes its own partial (never adds to what the memory held) and
+// the host reads them right after the launch, so the counts are the
+// comparison's own, whatever a candidate wrote there before.
 template <typename T>
 CompareStats compare(const T* cand, const float* ref, size_t n, double abs_tol, double rel_tol) {
   Partial* d = scratch<Partial>(kBlocks);
@@ -138,15 +153,32 @@ CompareStats compare_f32(const float* cand, const float* ref, size_t n, double a
   return compare(cand, ref, n, abs_tol, rel_tol);
 }
 
-std::string fingerprint(const void* data, size_t bytes, uint64_t salt) {
-  unsigned long long* d = scratch<unsigned long long>(2);
-  AR_CUDA("problem_error", cudaMemset(d, 0, 2 * sizeof(unsigned long long)));
-  hash_kernel<<<kBlocks, kThreads>>>(static_cast<const unsigned char*>(data), bytes, salt, d);
+// The sums are written into scratch zeroed right before the launch and copied
+// to the host right after it, with no other kernel in between: nothing a
+// candidate launched earlier can reach them.
+std::string fingerprint(const std::vector<HashedBuffer>& buffers, uint64_t salt) {
+  if (buffers.empty() || buffers.size() > kMaxHashed) throw ProblemError("fingerprint: 1 to 8 buffers");
+  HashList list{};
+  size_t largest = 0;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    list.data[i] = static_cast<const unsigned char*>(buffers[i].data);
+    list.bytes[i] = buffers[i].bytes;
+    largest = std::max(largest, buffers[i].bytes);
+  }
+  unsigned long long* d = scratch<unsigned long long>(2 * kMaxHashed);
+  AR_CUDA("problem_error", cudaMemset(d, 0, 2 * buffers.size() * sizeof(unsigned long long)));
+  // Small buffers (the per-sample outputs of a small workload) need few blocks.
+  const unsigned blocks = static_cast<unsigned>(std::clamp<size_t>((largest / 8 + kThreads - 1) / kThreads, 1, kBlocks));
+  hash_kernel<<<dim3(blocks, static_cast<unsigned>(buffers.size())), kThreads>>>(list, salt, d);
   AR_CUDA("problem_error", cudaGetLastError());
-  unsigned long long h[2];
-  AR_CUDA("problem_error", cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
-  char text[40];
-  std::snprintf(text, sizeof text, "%016llx%016llx", h[0], h[1]);
+  std::vector<unsigned long long> h(2 * buffers.size());
+  AR_CUDA("problem_error", cudaMemcpy(h.data(), d, h.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+  std::string text;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    char part[40];
+    std::snprintf(part, sizeof part, "%s%016llx%016llx", i ? ":" : "", h[2 * i], h[2 * i + 1]);
+    text += part;
+  }
   return text;
 }
 

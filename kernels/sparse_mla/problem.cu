@@ -4,13 +4,23 @@
 //
 // Memory: the KV pool (up to ~47 GB at batch 256 x 160k tokens) is allocated
 // once per workload and shared by every rotation; rotations own their q,
-// indices, topk_length, outputs and reference outputs. Every randomize() draws
-// a fresh pool (contexts, shuffled pages, values, NaN in unused slots) and
-// re-derives every rotation's indices from that rotation's own seed, so each
-// rotation always holds valid, consistent inputs.
+// indices, topk_length, outputs and reference outputs. A randomize() with a
+// distribution other than the pool's draws a fresh pool (contexts, shuffled
+// pages, values, NaN in unused slots) and re-derives every rotation's indices
+// from that rotation's own seed, so each rotation always holds valid,
+// consistent inputs; one with the pool's distribution (a bench's rotations, its
+// re-randomised checks) keeps the pool and redraws only that rotation's q,
+// indices and topk_length, so the other rotations' inputs stay as they were.
+//
+// The reference's results never stay readable on the device while a candidate
+// could run: run_reference() copies them to the host and fills its device
+// buffers with NaN; check() puts them back, compares, and fills them with NaN
+// again. A candidate can neither copy the answer from there nor plant its own
+// (reference_fingerprint() lets the harness prove the NaN was not touched).
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -78,6 +88,8 @@ class DeviceBuffer {
 
 struct Rotation {
   DeviceBuffer q, indices, topk_length, out, lse, ref_out, ref_lse;
+  std::vector<float> host_ref_out, host_ref_lse;   // the reference's results, off the device
+  bool reference_valid = false;                     // for the current inputs
   SparseMlaParams params{};
   bool randomized = false;
   uint64_t seed = 0;
@@ -155,6 +167,13 @@ T fetch(const T* device_ptr) {
   return v;
 }
 
+// Keys the fingerprints: a candidate cannot know it, so it cannot shape a
+// change that keeps a fingerprint.
+uint64_t process_secret() {
+  std::random_device entropy;
+  return (static_cast<uint64_t>(entropy()) << 32) ^ entropy();
+}
+
 class SparseMlaProblem final : public ar::harness::Problem {
  public:
   ~SparseMlaProblem() override { release(); }
@@ -221,6 +240,7 @@ class SparseMlaProblem final : public ar::harness::Problem {
 
   void release() override {
     rotations_.clear();
+    pool_distribution_ = -1;
     pool_.reset();
     context_.reset();
     page_offset_.reset();
@@ -237,13 +257,19 @@ class SparseMlaProblem final : public ar::harness::Problem {
       throw ProblemError("randomize: no distribution " + std::to_string(distribution));
     const Shape& s = shape_;
 
-    layout_ = draw_pool_layout(s, seed);
+    // The device copies of the layout are rewritten every time: only the
+    // generators read them, and a candidate may have scribbled on them.
+    const bool fresh_pool = distribution != pool_distribution_;
+    if (fresh_pool) layout_ = draw_pool_layout(s, seed);
     AR_CUDA("problem_error", cudaMemcpy(context_.as<int>(), layout_.context.data(), s.batch * sizeof(int),
                                         cudaMemcpyHostToDevice));
     AR_CUDA("problem_error", cudaMemcpy(page_offset_.as<long long>(), layout_.page_offset.data(),
                                         (s.batch + 1) * sizeof(long long), cudaMemcpyHostToDevice));
     const DeviceLayout dl = device_layout();
-    generate_pool(pool_.as<void>(), s, dl, mix64(seed ^ kSaltPool), distribution);
+    if (fresh_pool) {
+      generate_pool(pool_.as<void>(), s, dl, mix64(seed ^ kSaltPool), distribution);
+      pool_distribution_ = distribution;
+    }
 
     r.randomized = true;
     r.seed = seed;
@@ -256,11 +282,13 @@ class SparseMlaProblem final : public ar::harness::Problem {
       AR_CUDA("problem_error", cudaMemcpy(r.topk_length.as<int>(), r.host_topk_length.data(), s.batch * sizeof(int),
                                           cudaMemcpyHostToDevice));
     }
-    // The pool changed under every rotation: re-derive each one's indices.
-    for (Rotation& x : rotations_)
-      if (x.randomized)
-        generate_indices(x.indices.as<int>(), s, dl, mix64(x.seed ^ kSaltIdx), x.distribution, x.empty_row,
-                         x.single_row);
+    // A fresh pool changed under every rotation: re-derive each one's indices.
+    for (Rotation& x : rotations_) {
+      if (!x.randomized || (!fresh_pool && &x != &r)) continue;
+      generate_indices(x.indices.as<int>(), s, dl, mix64(x.seed ^ kSaltIdx), x.distribution, x.empty_row,
+                       x.single_row, s.use_topk_length ? x.topk_length.as<int>() : nullptr);
+      x.reference_valid = false;
+    }
     AR_CUDA("problem_error", cudaDeviceSynchronize());
   }
 
@@ -273,16 +301,17 @@ class SparseMlaProblem final : public ar::harness::Problem {
 
   std::string input_fingerprint(int rotation) override {
     Rotation& r = rot(rotation);
-    std::string f = fingerprint(r.q.as<void>(), r.q.bytes(), 1) + ":" +
-                    fingerprint(r.indices.as<void>(), r.indices.bytes(), 2) + ":" +
-                    fingerprint(pool_.as<void>(), pool_.bytes(), 3);
-    if (shape_.use_topk_length) f += ":" + fingerprint(r.topk_length.as<void>(), r.topk_length.bytes(), 4);
-    return f;
+    std::vector<HashedBuffer> inputs = {{r.q.as<void>(), r.q.bytes()},
+                                        {r.indices.as<void>(), r.indices.bytes()},
+                                        {pool_.as<void>(), pool_.bytes()}};
+    if (shape_.use_topk_length) inputs.push_back({r.topk_length.as<void>(), r.topk_length.bytes()});
+    return fingerprint(inputs, secret_ ^ 1);
   }
 
+  // After every timed sample: one launch over out and lse, one copy back.
   std::string output_fingerprint(int rotation) override {
     Rotation& r = rot(rotation);
-    return fingerprint(r.out.as<void>(), r.out.bytes(), 5) + ":" + fingerprint(r.lse.as<void>(), r.lse.bytes(), 6);
+    return fingerprint({{r.out.as<void>(), r.out.bytes()}, {r.lse.as<void>(), r.lse.bytes()}}, secret_ ^ 5);
   }
 
   void run_reference(int rotation) override {
@@ -292,6 +321,22 @@ class SparseMlaProblem final : public ar::harness::Problem {
                     p.batch, p.s_q, p.heads, p.topk, p.num_slots, p.kv_fp8, p.scale};
     run_reference_kernel(a);
     AR_CUDA("problem_error", cudaDeviceSynchronize());
+    r.host_ref_out.resize(shape_.out_elems());
+    r.host_ref_lse.resize(shape_.lse_elems());
+    AR_CUDA("problem_error", cudaMemcpy(r.host_ref_out.data(), r.ref_out.as<void>(), r.ref_out.bytes(),
+                                        cudaMemcpyDeviceToHost));
+    AR_CUDA("problem_error", cudaMemcpy(r.host_ref_lse.data(), r.ref_lse.as<void>(), r.ref_lse.bytes(),
+                                        cudaMemcpyDeviceToHost));
+    hide_reference(r);
+    r.reference_valid = true;
+  }
+
+  // The reference's device buffers as run_reference() left them: NaN, which
+  // no launch after it may touch.
+  std::string reference_fingerprint(int rotation) override {
+    Rotation& r = rot(rotation);
+    return fingerprint({{r.ref_out.as<void>(), r.ref_out.bytes()}, {r.ref_lse.as<void>(), r.ref_lse.bytes()}},
+                       secret_ ^ 7);
   }
 
   std::vector<OutputCheck> check(int rotation, const std::vector<Tolerance>& tolerances,
@@ -299,6 +344,25 @@ class SparseMlaProblem final : public ar::harness::Problem {
     Rotation& r = rot(rotation);
     const Tolerance& tol_out = find_tolerance(tolerances, "out");
     const Tolerance& tol_lse = find_tolerance(tolerances, "lse");
+    if (!r.reference_valid)
+      throw ProblemError("check() on rotation " + std::to_string(rotation) +
+                         " without run_reference() on its current inputs");
+    // Back on the device for the comparison (no candidate runs until it is hidden again).
+    AR_CUDA("problem_error", cudaMemcpy(r.ref_out.as<void>(), r.host_ref_out.data(), r.ref_out.bytes(),
+                                        cudaMemcpyHostToDevice));
+    AR_CUDA("problem_error", cudaMemcpy(r.ref_lse.as<void>(), r.host_ref_lse.data(), r.ref_lse.bytes(),
+                                        cudaMemcpyHostToDevice));
+    struct Rehide {
+      SparseMlaProblem* self;
+      Rotation& r;
+      ~Rehide() {
+        try {
+          self->hide_reference(r);
+        } catch (const std::exception&) {
+          // A device that cannot memset is broken; the next call reports it.
+        }
+      }
+    } rehide{this, r};
     std::vector<OutputCheck> checks;
 
     const CompareStats out = compare_bf16(r.out.as<__nv_bfloat16>(), r.ref_out.as<float>(), shape_.out_elems(),
@@ -325,6 +389,12 @@ class SparseMlaProblem final : public ar::harness::Problem {
     if (rotation < 0 || rotation >= static_cast<int>(rotations_.size()))
       throw ProblemError("rotation " + std::to_string(rotation) + " out of range");
     return rotations_[rotation];
+  }
+
+  void hide_reference(Rotation& r) {
+    AR_CUDA("problem_error", cudaMemset(r.ref_out.as<void>(), 0xFF, r.ref_out.bytes()));
+    AR_CUDA("problem_error", cudaMemset(r.ref_lse.as<void>(), 0xFF, r.ref_lse.bytes()));
+    AR_CUDA("problem_error", cudaDeviceSynchronize());
   }
 
   DeviceLayout device_layout() const {
@@ -429,6 +499,8 @@ class SparseMlaProblem final : public ar::harness::Problem {
 
   Shape shape_;
   bool prepared_ = false;
+  int pool_distribution_ = -1;   // the distribution the pool holds; -1: none yet
+  uint64_t secret_ = process_secret();
   DeviceBuffer pool_, context_, page_offset_, staging_;
   PoolLayout layout_;
   std::vector<Rotation> rotations_;

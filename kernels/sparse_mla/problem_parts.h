@@ -22,14 +22,23 @@ namespace sparse_mla {
 
 // ---- workload.cpp ----
 
-// The input distributions (each verify runs all of them).
+// The input distributions (each verify runs all of them; inputs.cu says why
+// the honest kernel passes each one within the manifest's tolerances).
 enum Distribution : int {
-  kRandn = 0,     // FlashMLA's test data: q ~ randn clamped to [-1, 1], kv ~ randn / 10, 1% of indices -1
-  kUniform = 1,   // uniform values, 5% invalid indices of every kind (-1, other negatives, >= num_slots),
-                  // one query row with no valid index, one request with topk_length 0
-  kPeaked = 2,    // large-magnitude rope scores (softmax peaked, lse ~ 60-90), one row with one valid index
-  kDistributions = 3,
+  kRandn = 0,       // FlashMLA's test data: q ~ randn clamped to [-1, 1], kv ~ randn / 10, 1% of indices -1
+  kUniform = 1,     // uniform values, 5% invalid indices of every kind (-1, other negatives, >= num_slots),
+                    // one query row with no valid index, one request with topk_length 0
+  kPeaked = 2,      // large-magnitude rope scores (softmax peaked, lse ~ 60-90), one row with one valid index
+  kScaledUp = 3,    // q x8 (|q| <= 8) and the keys' rope part x8: scores ~8x larger, lse ~20
+  kScaledDown = 4,  // q and kv / 64: tiny values, an almost uniform softmax
+  kOutliers = 5,    // three keys per row with huge scores: at the END of the valid list, in the middle, and
+                    // (with topk_length) the first position past it, which must be ignored
+  kAllEqual = 6,    // every key scores the same (q's latent part 0, one rope vector for all keys):
+                    // a uniform softmax over distinct values
+  kDistributions = 7,
 };
+// kOutliers: the first kOutlierTokens positions of each request's context hold the outlier keys.
+inline constexpr int kOutlierTokens = 3;
 const char* distribution_name(int d);
 
 struct Shape {
@@ -124,8 +133,9 @@ struct DeviceLayout {          // PoolLayout on the device
 void generate_pool(void* kv, const Shape& s, const DeviceLayout& layout, uint64_t seed, int distribution);
 void generate_q(__nv_bfloat16* q, const Shape& s, uint64_t seed, int distribution);
 // Rows with index -2 for `empty_row` / `single_row` have no such special row.
+// `topk_length` (device, nullable) places kOutliers' keys relative to each request's valid length.
 void generate_indices(int* indices, const Shape& s, const DeviceLayout& layout, uint64_t seed,
-                      int distribution, long long empty_row, long long single_row);
+                      int distribution, long long empty_row, long long single_row, const int* topk_length);
 
 // ---- reference.cu ----
 
@@ -161,8 +171,14 @@ struct CompareStats {
 CompareStats compare_bf16(const __nv_bfloat16* cand, const float* ref, size_t n, double abs_tol, double rel_tol);
 CompareStats compare_f32(const float* cand, const float* ref, size_t n, double abs_tol, double rel_tol);
 
-// A 128-bit hash of a buffer's bits, order-aware, computed on the GPU.
-std::string fingerprint(const void* data, size_t bytes, uint64_t salt);
+// A 128-bit hash of each buffer's bits (order-aware), computed on the GPU in
+// one launch into memory zeroed right before it, copied to the host at once;
+// "h1:h2:..." in order. `salt` keys it (the problem keys it with a secret).
+struct HashedBuffer {
+  const void* data;
+  size_t bytes;
+};
+std::string fingerprint(const std::vector<HashedBuffer>& buffers, uint64_t salt);
 
 // ---- oracle.cpp (float64 on the host) ----
 

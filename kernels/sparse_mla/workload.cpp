@@ -84,6 +84,10 @@ const char* distribution_name(int d) {
     case kRandn: return "randn";
     case kUniform: return "uniform_holes";
     case kPeaked: return "peaked";
+    case kScaledUp: return "scaled_up";
+    case kScaledDown: return "scaled_down";
+    case kOutliers: return "outliers";
+    case kAllEqual: return "all_equal";
     default: return "?";
   }
 }

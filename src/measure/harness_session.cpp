@@ -51,6 +51,7 @@ HarnessReply HarnessSession::bench(const std::vector<std::string>& slots, const 
                         {"workload", workload},
                         {"seed", seed},
                         {"cold", s.cold},
+                        {"deterministic", s.deterministic},
                         {"min_samples", s.min_samples},
                         {"min_seconds", s.min_seconds},
                         {"max_seconds", s.max_seconds},

@@ -51,7 +51,12 @@ case "${1:-}" in
     shift 3
     mapfile -t flags < <(manifest build flags)
     mapfile -t defines < <(python3 -c 'import json,sys; [print(f"-D{k}={v}") for k, v in json.load(open(sys.argv[1])).items()]' "$PKG/tunables.json")
-    run "$NVCC" -cubin -arch="$(manifest build arch)" "${flags[@]}" "${defines[@]}" "$@" \
+    # A -DNAME=value among the extra arguments replaces the tunables file's value (no redefinition).
+    overridden=" "
+    for a in "$@"; do case "$a" in -D*=*) n=${a#-D}; overridden+="${n%%=*} " ;; esac; done
+    kept=()
+    for d in "${defines[@]}"; do n=${d#-D}; n=${n%%=*}; [[ "$overridden" == *" $n "* ]] || kept+=("$d"); done
+    run "$NVCC" -cubin -arch="$(manifest build arch)" "${flags[@]}" "${kept[@]}" "$@" \
       -I"$REPO/include" -I"$PKG" "$src" -o "$out"
     ;;
   *)

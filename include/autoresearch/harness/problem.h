@@ -71,6 +71,13 @@ class Problem {
   // The independent reference for the rotation's current inputs; writes its own
   // buffers, never the candidate's outputs.
   virtual void run_reference(int rotation) = 0;
+  // A fingerprint of the reference's results for the rotation (what check()
+  // compares against), so the harness can prove that no kernel launched after
+  // run_reference() wrote into them (SPEC §6: the verdict is out of the
+  // candidate's reach). Keyed with a secret the kernel cannot know. "" means
+  // the problem cannot fingerprint them: the harness then re-runs the
+  // reference right before every check, after the kernel's last launch.
+  virtual std::string reference_fingerprint(int /*rotation*/) { return ""; }
   // Compares the candidate's outputs with the reference (every element), and the
   // reference itself against a float64 evaluation of sampled rows where the
   // package has one. `sample_seed` picks the rows.

@@ -15,9 +15,11 @@
 
 namespace ar {
 
-// How a step ended. Anything but Ok/Wrong/Guard leaves the harness to be recovered.
-// Guard: a structural check in the harness refused the kernel (state kept
-// across calls, a timed replay that differs from the verified output, ...).
+// How a step ended. Anything but Ok/Wrong/Guard leaves the harness to be
+// recovered. Guard: a structural guard of the harness caught the kernel
+// (PROTOCOL.md "guard": a timed replay differs from the verified output,
+// module state changed, the reference's buffers changed, inputs changed); the
+// reason reads "guard (<rule>): <message>".
 enum class StepStatus { Ok, Wrong, Crash, Timeout, Cancelled, Error, Guard };
 const char* step_status_name(StepStatus s);
 
@@ -56,9 +58,12 @@ struct PairPad {
   std::vector<double> us;
 };
 
-// Times two slots interleaved on each workload. With `replay_slot`, one timed
-// replay of that slot per workload is verified on re-randomised inputs. With
-// `pad`, the padded slot is slowed by a known amount (TimingPad).
+// Times two slots interleaved on each workload. With `replay_slot`, every timed
+// replay of that slot is checked (fingerprinted against its verified output, or
+// checked against the reference when the manifest declares the kernel
+// nondeterministic), and verified again on re-randomised inputs inside and
+// after the measurement. With `pad`, the padded slot is slowed by a known
+// amount (TimingPad).
 MeasureOutcome measure_pair(HarnessSession& h, const std::string& a, const std::string& b,
                             const std::vector<Workload>& workloads, const Manifest& m,
                             const Sampling& s, unsigned long long seed, const std::string& replay_slot,

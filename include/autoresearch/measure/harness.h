@@ -53,6 +53,7 @@ struct Sampling {
   double target_rel_ci = 0.005;
   long long max_samples = 1000000;
   bool cold = true;
+  bool deterministic = true;   // the request's "deterministic": how the harness checks timed replays
 };
 
 // A planted delay (PROTOCOL.md, bench "pad"): every timed sample of `slot`

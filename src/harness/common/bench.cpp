@@ -5,6 +5,8 @@
 #include <cmath>
 #include <random>
 
+#include "common/replay_guard.h"
+#include "common/replay_schedule.h"
 #include "common/session.h"
 
 namespace ar::harness {
@@ -13,13 +15,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kMinRotations = 2;
-constexpr int kMaxRotations = 64;
 constexpr int kWarmupMinRuns = 3;          // per slot: first calls pay for page faults, i-cache, graphs
 constexpr double kWarmupMaxSeconds = 1.0;  // the clock never came up: measure anyway, rounds get dropped
 constexpr double kUnknownClockWarmupSeconds = 0.05;  // CPU: no clock to watch; long enough for turbo ramp-up
 constexpr double kLowClockFraction = 0.75;
-constexpr double kMaxPadUs = 1e6;   // a planted delay of at most 1 s per sample
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -38,12 +37,19 @@ double sample(Device& device, Problem& problem, const std::string& slot, int rot
 }
 
 // Runs every slot on the timed path (not cold) until the SM clock has come up,
-// or, where the clock is unknown, for a short fixed time.
-void warm_up(Device& device, Problem& problem, const std::vector<std::string>& slots, int rotations) {
+// or, where the clock is unknown, for a short fixed time. Each replay is
+// checked like a sample.
+void warm_up(Device& device, Problem& problem, const std::vector<std::string>& slots, int rotations,
+             ReplayGuard* guard) {
   const auto start = Clock::now();
   const double default_mhz = device.default_sm_clock_mhz();
   for (int run = 1;; ++run) {
-    for (const auto& slot : slots) sample(device, problem, slot, (run - 1) % rotations, false);
+    const int rotation = (run - 1) % rotations;
+    for (size_t i = 0; i < slots.size(); ++i) {
+      sample(device, problem, slots[i], rotation, false);
+      // Throws on a mismatch; warm-up replays are never tolerance-checked, so it cannot fail otherwise.
+      if (guard) (void)guard->after_sample(i, rotation, run - 1, Replay::Warmup, false);
+    }
     const double elapsed = seconds_since(start);
     if (elapsed >= kWarmupMaxSeconds) return;
     if (run < kWarmupMinRuns) continue;
@@ -55,42 +61,13 @@ void warm_up(Device& device, Problem& problem, const std::vector<std::string>& s
   }
 }
 
-// Where and when the replay check happens. The round is drawn among the first
-// min_samples rounds (so it always runs before the bench may stop), never the
-// first; it reuses the rotation of an earlier round, so a kernel that caches its
-// results by buffer address has already seen those buffers and is caught
-// serving the stale answer.
-struct ReplayPlan {
-  long long round = -1;
-  int rotation = 0;
-  uint64_t seed = 0;
-};
-
-ReplayPlan plan_replay(const BenchRequest& rq, int rotations) {
-  ReplayPlan plan;
-  if (!rq.replay_check) return plan;
-  // Unpredictable per bench, and reported, so a failure can be reproduced.
-  std::random_device entropy;
-  plan.seed = derive_seed(rq.seed ^ (static_cast<uint64_t>(entropy()) << 32 | entropy()), 0x5e1);
-  std::mt19937_64 rng(plan.seed);
-  const long long limit = std::max(1LL, std::min(rq.stop.min_samples, rq.stop.max_samples));
-  plan.round = limit > 1 ? 1 + static_cast<long long>(rng() % static_cast<uint64_t>(limit - 1)) : 0;
-  const long long earlier = plan.round > 0 ? static_cast<long long>(rng() % static_cast<uint64_t>(plan.round)) : 0;
-  plan.rotation = static_cast<int>(earlier % rotations);
-  return plan;
-}
-
 // Forward on even rounds, reversed on odd ones, so each slot runs first and
-// last equally often. In the replay round the checked slot runs last, so its
-// output is still there to check after the round.
-std::vector<size_t> round_order(size_t slots, long long round, long long checked_slot) {
+// last equally often. (Every checked slot is checked right after its own
+// sample, so no slot needs to run last.)
+std::vector<size_t> round_order(size_t slots, long long round) {
   std::vector<size_t> order(slots);
   for (size_t i = 0; i < slots; ++i) order[i] = i;
   if (round % 2 == 1) std::reverse(order.begin(), order.end());
-  if (checked_slot >= 0) {
-    auto it = std::find(order.begin(), order.end(), static_cast<size_t>(checked_slot));
-    std::rotate(it, it + 1, order.end());
-  }
   return order;
 }
 
@@ -109,67 +86,17 @@ json clock_summary(const std::vector<std::vector<double>>& mhz, double default_m
               {"min_sm_mhz", lowest}};
 }
 
+// The replay checks' randomness: unpredictable per bench (the kernel never
+// sees it), and reported, so a failure can be reproduced.
+uint64_t replay_seed(uint64_t request_seed) {
+  std::random_device entropy;
+  return derive_seed(request_seed ^ (static_cast<uint64_t>(entropy()) << 32 | entropy()), 0x5e1);
+}
+
 }  // namespace
 
-int rotation_count(size_t cache_bytes, size_t rotation_bytes) {
-  const double per = static_cast<double>(std::max<size_t>(rotation_bytes, 1));
-  const double wanted = std::ceil(2.0 * static_cast<double>(cache_bytes) / per);
-  return static_cast<int>(std::clamp(wanted, double(kMinRotations), double(kMaxRotations)));
-}
-
-BenchRequest parse_bench_request(const json& request) {
-  BenchRequest rq;
-  const json& slots = required_field(request, "slots");
-  if (!slots.is_array() || slots.empty())
-    throw HarnessError("bad_request", "field 'slots': expected a non-empty array of slot names");
-  for (const auto& s : slots) {
-    if (!s.is_string()) throw HarnessError("bad_request", "field 'slots': expected slot names, got " + s.dump());
-    if (std::find(rq.slots.begin(), rq.slots.end(), s.get<std::string>()) != rq.slots.end())
-      throw HarnessError("bad_request", "field 'slots': '" + s.get<std::string>() + "' appears twice");
-    rq.slots.push_back(s.get<std::string>());
-  }
-  rq.workload = workload_field(request);
-  rq.seed = seed_field(request, "seed", 0);
-  rq.cold = bool_field(request, "cold", true);
-  rq.stop.min_samples = std::max(1LL, integer_field(request, "min_samples", rq.stop.min_samples));
-  rq.stop.min_seconds = number_field(request, "min_seconds", rq.stop.min_seconds);
-  rq.stop.max_seconds = number_field(request, "max_seconds", rq.stop.max_seconds);
-  rq.stop.max_samples = std::max(1LL, integer_field(request, "max_samples", rq.stop.max_samples));
-  rq.stop.target_rel_ci = number_field(request, "target_rel_ci", rq.stop.target_rel_ci);
-  auto replay = request.find("replay_check");
-  if (replay != request.end() && !replay->is_null()) {
-    if (!replay->is_object()) throw HarnessError("bad_request", "field 'replay_check': expected an object {slot, tolerances}");
-    ReplayCheckRequest rc;
-    rc.slot = string_field(*replay, "slot");
-    rc.tolerances = tolerances_field(*replay, "tolerances");
-    if (std::find(rq.slots.begin(), rq.slots.end(), rc.slot) == rq.slots.end())
-      throw HarnessError("bad_request", "field 'replay_check.slot': '" + rc.slot + "' is not one of 'slots'", rc.slot);
-    rq.replay_check = rc;
-  }
-  auto pad = request.find("pad");
-  if (pad != request.end() && !pad->is_null()) {
-    if (!pad->is_object()) throw HarnessError("bad_request", "field 'pad': expected an object {slot, us}");
-    PadRequest p;
-    p.slot = string_field(*pad, "slot");
-    p.us = number_field(*pad, "us", -1);
-    if (std::find(rq.slots.begin(), rq.slots.end(), p.slot) == rq.slots.end())
-      throw HarnessError("bad_request", "field 'pad.slot': '" + p.slot + "' is not one of 'slots'", p.slot);
-    // Bounded so a typo cannot turn every sample into a multi-second spin.
-    if (!(p.us >= 0 && p.us <= kMaxPadUs))
-      throw HarnessError("bad_request", "field 'pad.us': expected microseconds in [0, " +
-                                            std::to_string(static_cast<long long>(kMaxPadUs)) + "]",
-                         p.slot);
-    rq.pad = p;
-  }
-  return rq;
-}
-
-double pad_for(const BenchRequest& rq, const std::string& slot) {
-  if (!rq.pad) return kNoPad;
-  return slot == rq.pad->slot ? rq.pad->us : 0.0;
-}
-
-json run_bench(Device& device, Problem& problem, const BenchRequest& rq) {
+json run_bench(Device& device, Problem& problem, const BenchRequest& rq,
+               const std::function<void(const std::string&)>& state_check) {
   const auto start = Clock::now();
   for (const auto& slot : rq.slots)
     if (!device.loaded(slot)) throw HarnessError("bad_request", "slot '" + slot + "' is not loaded", slot);
@@ -186,48 +113,79 @@ json run_bench(Device& device, Problem& problem, const BenchRequest& rq) {
   }
   for (const auto& slot : rq.slots) device.bind(slot, problem, rotations, pad_for(rq, slot));
 
-  const double temperature_start = device.temperature_c();
-  const double default_mhz = device.default_sm_clock_mhz();
-  warm_up(device, problem, rq.slots, rotations);
-
-  const ReplayPlan replay = plan_replay(rq, rotations);
-  long long checked_slot = -1;
-  if (rq.replay_check)
-    checked_slot = std::find(rq.slots.begin(), rq.slots.end(), rq.replay_check->slot) - rq.slots.begin();
-  json replay_report;
-
   const size_t n_slots = rq.slots.size();
+  const uint64_t check_seed = rq.replay_check ? replay_seed(rq.seed) : 0;
+  std::mt19937_64 rng(check_seed);
+  std::optional<ReplayGuard> guard;
+  if (rq.replay_check) guard.emplace(device, problem, rq, rotations, rng());
+
+  json reply{{"ok", true}, {"rotations", rotations}, {"workload", rq.workload.name}};
   std::vector<std::vector<double>> samples(n_slots), mhz(n_slots);
-  std::vector<double> round_us(n_slots), round_mhz(n_slots);
   long long dropped = 0;
-  long long next_check = rq.stop.min_samples;  // the stop rule sorts; evaluate it on a geometric schedule
   std::string stop;
+  const double default_mhz = device.default_sm_clock_mhz();
+  const double temperature_start = device.temperature_c();
+
+  // A wrong kernel ends the bench early; its reply still says why (replay_check.pass false).
+  auto finish = [&]() {
+    reply["rounds"] = static_cast<long long>(samples[0].size());
+    reply["dropped_rounds"] = dropped;
+    reply["stop"] = stop;
+    json samples_json = json::object(), mhz_json = json::object();
+    for (size_t i = 0; i < n_slots; ++i) {
+      samples_json[rq.slots[i]] = samples[i];
+      mhz_json[rq.slots[i]] = mhz[i];
+    }
+    reply["samples"] = std::move(samples_json);
+    reply["sm_mhz"] = std::move(mhz_json);
+    reply["clock"] = clock_summary(mhz, default_mhz);
+    reply["temperature_c"] = json{{"start", temperature_start}, {"end", device.temperature_c()}};
+    if (guard) {
+      json report = guard->report();
+      for (auto it = reply["replay_check"].begin(); it != reply["replay_check"].end(); ++it) report[it.key()] = *it;
+      report["seed"] = check_seed;
+      reply["replay_check"] = std::move(report);
+    }
+    if (rq.pad) reply["pad"] = json{{"slot", rq.pad->slot}, {"us", rq.pad->us}};
+    reply["seconds"] = seconds_since(start);
+    return reply;
+  };
+  if (guard) reply["replay_check"] = json::object();   // where the bench notes its drawn rounds
+
+  if (guard && !guard->establish()) {
+    stop = "wrong";
+    return finish();
+  }
+  warm_up(device, problem, rq.slots, rotations, guard ? &*guard : nullptr);
+
+  // The re-randomised round, and (nondeterministic kernels) the drawn rounds.
+  RerandomisedRound rerandomised(rq.stop, rng);
+  const int rerandomised_rotation = static_cast<int>(rng() % static_cast<uint64_t>(rotations));
+  if (guard) reply["replay_check"]["rotation"] = rerandomised_rotation;
+  RandomCheckRounds random_checks(rq.stop.min_samples, rng());
+  const bool random_rounds = guard && !rq.deterministic;
+
+  std::vector<double> round_us(n_slots), round_mhz(n_slots);
+  long long next_check = rq.stop.min_samples;  // the stop rule sorts; evaluate it on a geometric schedule
   const auto sampling_start = Clock::now();
 
-  for (long long round = 0;; ++round) {
-    const bool is_replay = round == replay.round;
-    const int rotation = is_replay ? replay.rotation : static_cast<int>(round % rotations);
-    if (is_replay) problem.randomize(rotation, replay.seed, 0);
-
+  // One round; false when a checked replay was wrong (the bench ends).
+  auto run_round = [&](long long round, bool last) {
+    const bool rerandomise = guard && !last && rerandomised.due(round, seconds_since(sampling_start));
+    const int rotation = rerandomise ? rerandomised_rotation : static_cast<int>(round % rotations);
+    if (rerandomise) {
+      guard->rerandomise(rotation, rng());
+      reply["replay_check"]["round"] = round;
+    }
+    const Replay kind = rerandomise ? Replay::Rerandomised : last ? Replay::Last : Replay::Timed;
+    const bool tolerance_check = random_rounds && (last || random_checks.due(round));
     bool low = false;
-    for (size_t i : round_order(n_slots, round, is_replay ? checked_slot : -1)) {
+    for (size_t i : round_order(n_slots, round)) {
       round_us[i] = sample(device, problem, rq.slots[i], rotation, rq.cold);
-      round_mhz[i] = device.sm_clock_mhz();
+      round_mhz[i] = device.sm_clock_mhz();   // read right after the sample, before any check
       low = low || clock_low(round_mhz[i], default_mhz);
+      if (guard && !guard->after_sample(i, rotation, round, kind, tolerance_check)) return false;
     }
-
-    if (is_replay) {
-      device.synchronize();
-      problem.run_reference(rotation);
-      auto checks = problem.check(rotation, rq.replay_check->tolerances, derive_seed(replay.seed, 1));
-      std::string reason;
-      const bool pass = checks_pass(checks, &reason);
-      replay_report = json{{"slot", rq.replay_check->slot}, {"round", round},
-                           {"rotation", rotation},          {"seed", replay.seed},
-                           {"pass", pass},                  {"reason", reason},
-                           {"outputs", to_json(checks)}};
-    }
-
     if (low) {
       ++dropped;
     } else {
@@ -236,36 +194,39 @@ json run_bench(Device& device, Problem& problem, const BenchRequest& rq) {
         mhz[i].push_back(round_mhz[i]);
       }
     }
+    return true;
+  };
 
-    if (round < replay.round) continue;  // the replay round always happens
+  long long round = 0;
+  for (;; ++round) {
+    if (!run_round(round, false)) {
+      stop = "wrong";
+      return finish();
+    }
     const auto kept = static_cast<long long>(samples[0].size());
     const double elapsed = seconds_since(sampling_start);
     const bool at_limit = kept >= rq.stop.max_samples || elapsed >= rq.stop.max_seconds;
+    // The re-randomised round always happens, unless a limit comes first (the final check still runs).
+    if (guard && !rerandomised.done() && !at_limit) continue;
     if (!at_limit && kept < next_check) continue;
     if (kept >= next_check) next_check = kept + std::max(1LL, kept / 16);
+    if (state_check) state_check("during the bench, by round " + std::to_string(round));
     stop = stop_reason(rq.stop, samples, elapsed);
     if (!stop.empty()) break;
   }
 
-  json reply{{"ok", true},
-             {"rotations", rotations},
-             {"rounds", static_cast<long long>(samples[0].size())},
-             {"dropped_rounds", dropped},
-             {"stop", stop},
-             {"workload", rq.workload.name}};
-  json samples_json = json::object(), mhz_json = json::object();
-  for (size_t i = 0; i < n_slots; ++i) {
-    samples_json[rq.slots[i]] = samples[i];
-    mhz_json[rq.slots[i]] = mhz[i];
+  if (guard) {
+    // A nondeterministic kernel's last round is checked too: one more round, kept like the others.
+    if (random_rounds && !run_round(++round, true)) {
+      stop = "wrong";
+      return finish();
+    }
+    // Verification again after the timing, in the same harness state.
+    const int final_rotation = static_cast<int>(rng() % static_cast<uint64_t>(rotations));
+    reply["replay_check"]["final_rotation"] = final_rotation;
+    if (guard->final_check(final_rotation, rng(), rq.cold)) guard->require_inputs_unchanged("after the bench");
   }
-  reply["samples"] = std::move(samples_json);
-  reply["sm_mhz"] = std::move(mhz_json);
-  reply["clock"] = clock_summary(mhz, default_mhz);
-  reply["temperature_c"] = json{{"start", temperature_start}, {"end", device.temperature_c()}};
-  if (rq.replay_check) reply["replay_check"] = std::move(replay_report);
-  if (rq.pad) reply["pad"] = json{{"slot", rq.pad->slot}, {"us", rq.pad->us}};
-  reply["seconds"] = seconds_since(start);
-  return reply;
+  return finish();
 }
 
 }  // namespace ar::harness

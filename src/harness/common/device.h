@@ -2,8 +2,10 @@
 // The harness's view of where kernels run. The CPU device dlopen()s a shared
 // object; the CUDA device loads a cubin and replays CUDA graphs. The protocol
 // loop and the verify/bench procedures (harness_core) only talk to this.
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +21,29 @@ struct HarnessError : std::runtime_error {
       : std::runtime_error(message), kind(std::move(kind)), slot(std::move(slot)) {}
   std::string kind;
   std::string slot;
+};
+
+// A structural guard caught the kernel (PROTOCOL.md "guard"): the reply is
+// {"ok":false,"kind":"guard","rule":rule,"error":...} plus `details`. Rules:
+// "timed-replay" (a timed replay differs from the verified output), "state"
+// (a module variable changed between launches), "verdict" (the reference's
+// buffers changed under the kernel), "inputs" (inputs changed during a bench).
+struct GuardError : HarnessError {
+  GuardError(std::string rule, const std::string& message, std::string slot = "",
+             nlohmann::json details = nlohmann::json::object())
+      : HarnessError("guard", message, std::move(slot)), rule(std::move(rule)), details(std::move(details)) {}
+  std::string rule;
+  nlohmann::json details;   // e.g. {"round": 37, "rotation": 2}
+};
+
+// One variable of a loaded module that lives across launches (CUDA: a
+// __device__ or __constant__ variable of the cubin, found in its ELF symbol
+// table), with a hash of its current bytes.
+struct ModuleVariable {
+  std::string name;      // as the symbol table spells it
+  std::string section;   // ".nv.global", ".nv.global.init", ".nv.constant3", ...
+  size_t bytes = 0;
+  std::string hash;
 };
 
 // bind()'s pad_us when the slot carries no timing pad.
@@ -55,10 +80,19 @@ class Device {
   virtual void unbind_all() = 0;
 
   // Runs the slot's kernel once on a rotation, eagerly, and waits for it.
+  // CUDA re-poisons the slot's workspace (0xFF) before the launch.
   virtual void run(const std::string& slot, int rotation) = 0;
   // One timed sample of the bound slot on a rotation (graph replay on CUDA);
-  // flushes the caches first when `cold`. Returns microseconds.
+  // flushes the caches first when `cold`. Returns microseconds. CUDA
+  // re-poisons the workspace before the sample, outside the timed region.
   virtual double time_once(const std::string& slot, int rotation, bool cold) = 0;
+
+  // The slot's module-level state, each variable with a hash of its current
+  // bytes (the harness compares it with the state right after load: a kernel
+  // must leave it as loaded). Called between launches only. The default, for
+  // a backend that cannot inspect its modules yet (the CPU), is "nothing to
+  // watch"; throws HarnessError("bad_request") for an unknown slot otherwise.
+  virtual std::vector<ModuleVariable> module_state(const std::string& /*slot*/) { return {}; }
 
   // SM clock now and its default (application/base) clock; < 0 when unknown.
   virtual double sm_clock_mhz() = 0;

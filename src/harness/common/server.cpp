@@ -1,5 +1,7 @@
 #include "common/server.h"
 
+#include <iostream>
+
 #include "common/bench.h"
 #include "common/request.h"
 #include "common/verify.h"
@@ -20,7 +22,12 @@ struct Commands {
   static json load(Server& s, const json& rq) {
     const std::string slot = string_field(rq, "slot");
     if (slot.empty()) throw HarnessError("bad_request", "field 'slot': must not be empty");
-    s.device_.load(slot, string_field(rq, "artifact"));
+    const std::string artifact = string_field(rq, "artifact");
+    s.artifacts_.erase(slot);
+    s.watch_.forget(slot);
+    s.device_.load(slot, artifact);
+    s.artifacts_[slot] = artifact;
+    s.watch_.baseline(slot);   // before any launch: the state every later snapshot must equal
     return json{{"ok", true}, {"slot", slot}};
   }
 
@@ -29,7 +36,8 @@ struct Commands {
   }
 
   static json bench(Server& s, const json& rq) {
-    return run_bench(s.device_, s.problem_, parse_bench_request(rq));
+    return run_bench(s.device_, s.problem_, parse_bench_request(rq),
+                     [&s](const std::string& when) { s.watch_.require_unchanged(when); });
   }
 
   static json quit(Server& s, const json&) {
@@ -49,6 +57,36 @@ const Commands::Entry kCommands[] = {{"hello", Commands::hello},   {"load", Comm
 
 json error_reply(const std::string& kind, const std::string& message, const std::string& slot) {
   return json{{"ok", false}, {"kind", kind}, {"error", message}, {"slot", slot}};
+}
+
+json guard_reply(const GuardError& e, const std::string& slot) {
+  json r = e.details.is_object() ? e.details : json::object();
+  r["ok"] = false;
+  r["kind"] = "guard";
+  r["rule"] = e.rule;
+  r["error"] = e.what();
+  r["slot"] = slot;
+  return r;
+}
+
+std::optional<GuardError> Server::settle_state(const std::string& when) {
+  const std::vector<StateChange> changes = watch_.changes();
+  for (const StateChange& c : changes) {
+    // Back to the state as loaded, whoever changed it, so the next request is judged on its own.
+    watch_.forget(c.slot);
+    auto artifact = artifacts_.find(c.slot);
+    if (artifact == artifacts_.end()) continue;
+    try {
+      device_.load(c.slot, artifact->second);
+      watch_.baseline(c.slot);
+    } catch (const std::exception& e) {
+      std::cerr << "harness: reloading slot '" << c.slot << "' after its state changed failed: " << e.what() << "\n";
+      artifacts_.erase(artifact);
+      throw;
+    }
+  }
+  if (changes.empty()) return std::nullopt;
+  return state_guard_error(changes.front(), when);
 }
 
 namespace {
@@ -89,6 +127,8 @@ json Server::handle(const json& request) {
   } else {
     try {
       reply = entry->handler(*this, request);
+    } catch (const GuardError& e) {
+      reply = guard_reply(e, e.slot.empty() ? request_slot(request) : e.slot);
     } catch (const HarnessError& e) {
       reply = error_reply(e.kind, e.what(), e.slot.empty() ? request_slot(request) : e.slot);
       if (e.kind == "fault") fault_ = true;
@@ -102,6 +142,21 @@ json Server::handle(const json& request) {
       reply = error_reply("problem_error", "out of memory", request_slot(request));
     } catch (const std::exception& e) {
       reply = error_reply("problem_error", e.what(), request_slot(request));
+    }
+  }
+  // Whatever the request did, no module may keep state from it (a failed
+  // request included: its changes would otherwise be blamed on the next one).
+  if (entry && !fault_ && (name == "verify" || name == "bench")) {
+    try {
+      if (auto guard = settle_state("after " + name)) {
+        if (reply.value("ok", false)) reply = guard_reply(*guard, guard->slot);
+        else if (reply.value("kind", "") != "guard") reply["state"] = guard->what();
+      }
+    } catch (const HarnessError& e) {
+      reply = error_reply(e.kind, e.what(), e.slot);
+      if (e.kind == "fault") fault_ = true;
+    } catch (const std::exception& e) {
+      reply = error_reply("load_error", std::string("reloading a slot whose state changed: ") + e.what());
     }
   }
   // Echoed so a driver can pair replies with requests.

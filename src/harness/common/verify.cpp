@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "common/reference_keeper.h"
 #include "common/session.h"
 
 namespace ar::harness {
@@ -17,13 +18,14 @@ struct DistributionResult {
 // One distribution on rotation 0. The candidate runs twice around the
 // reference: the first run shows a kernel that writes its inputs, the second
 // (after a fresh poison) one that relies on stale output memory or caches its
-// results across calls.
-DistributionResult verify_distribution(Device& device, Problem& problem, const VerifyRequest& rq,
-                                       int d) {
+// results across calls. The second run could also overwrite the reference's
+// results (the verdict): ReferenceKeeper proves it did not.
+DistributionResult verify_distribution(Device& device, Problem& problem, const VerifyRequest& rq, int d) {
   DistributionResult r;
   const uint64_t seed = derive_seed(rq.seed, static_cast<uint64_t>(d));
   problem.randomize(0, seed, d);
   const std::string inputs = problem.input_fingerprint(0);
+  ReferenceKeeper refs(problem, 1);
 
   problem.poison_outputs(0);
   device.run(rq.slot, 0);
@@ -33,11 +35,11 @@ DistributionResult verify_distribution(Device& device, Problem& problem, const V
     return r;
   }
   const std::string first = problem.output_fingerprint(0);
-  problem.run_reference(0);
+  refs.ensure(0);
 
   // When runs may differ, the first run must be within tolerance on its own.
   if (!rq.deterministic) {
-    auto checks = problem.check(0, rq.tolerances, derive_seed(seed, 1));
+    auto checks = refs.check(0, rq.tolerances, derive_seed(seed, 1), rq.slot);
     if (!checks_pass(checks, &r.reason)) {
       r.pass = false;
       r.reason += " (first run)";
@@ -54,7 +56,7 @@ DistributionResult verify_distribution(Device& device, Problem& problem, const V
     return r;
   }
   const std::string second = problem.output_fingerprint(0);
-  r.outputs = problem.check(0, rq.tolerances, derive_seed(seed, 2));
+  r.outputs = refs.check(0, rq.tolerances, derive_seed(seed, 2), rq.slot);
   std::string check_reason;
   const bool checks_ok = checks_pass(r.outputs, &check_reason);
   if (rq.deterministic && first != second) {

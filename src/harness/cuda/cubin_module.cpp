@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include "common/device.h"
+#include "cuda/cubin_symbols.h"
 #include "cuda/cuda_check.h"
 
 namespace ar::harness {
@@ -55,13 +56,22 @@ CubinModule::CubinModule(const std::string& path, const std::string& slot) : pat
   struct stat st {};
   if (stat(path.c_str(), &st) != 0)
     throw HarnessError("load_error", "cannot load '" + path + "': no such file", slot);
-  const CUresult r = cuModuleLoad(&module_, path.c_str());
+  // The image the driver loads is the one whose symbol table is read: both from these bytes.
+  std::vector<unsigned char> image;
+  std::vector<CubinVariable> variables;
+  try {
+    image = read_file_bytes(path);
+    variables = cubin_variables(image);
+  } catch (const CubinFormatError& e) {
+    throw HarnessError("load_error", "cannot load '" + path + "': " + e.what(), slot);
+  }
+  const CUresult r = cuModuleLoadData(&module_, image.data());
   if (r != CUDA_SUCCESS) {
     module_ = nullptr;
-    if (is_sticky(r)) throw_cuda_error(r, "fault", "cuModuleLoad", __FILE__, __LINE__);
+    if (is_sticky(r)) throw_cuda_error(r, "fault", "cuModuleLoadData", __FILE__, __LINE__);
     throw HarnessError("load_error",
                        "cannot load '" + path + "' as a cubin for this GPU: " +
-                           describe(r, "cuModuleLoad", __FILE__, __LINE__),
+                           describe(r, "cuModuleLoadData", __FILE__, __LINE__),
                        slot);
   }
   try {
@@ -87,6 +97,20 @@ CubinModule::CubinModule(const std::string& path, const std::string& slot) : pat
     params_known_ = param_sizes(plan_, &plan_params_);
     for (int i = 0; i < kMaxLaunchStages && params_known_; ++i)
       if (stages_[i]) params_known_ = param_sizes(stages_[i], &stage_params_[i]);
+    for (const CubinVariable& v : variables) {
+      if (v.size == 0) continue;
+      ModuleGlobal g{v.name, v.section, 0, 0, v.constant()};
+      const CUresult gr = cuModuleGetGlobal(&g.ptr, &g.bytes, module_, v.name.c_str());
+      if (gr != CUDA_SUCCESS) {
+        if (is_sticky(gr)) throw_cuda_error(gr, "fault", "cuModuleGetGlobal", __FILE__, __LINE__);
+        throw HarnessError("load_error",
+                           "'" + path + "': cannot locate its variable `" + v.name + "` (" + v.section +
+                               ", " + std::to_string(v.size) + " bytes) to watch it between launches: " +
+                               describe(gr, "cuModuleGetGlobal", __FILE__, __LINE__),
+                           slot);
+      }
+      globals_.push_back(std::move(g));
+    }
   } catch (...) {
     AR_CU_WARN(cuModuleUnload(module_));   // the error being thrown is the one to report
     module_ = nullptr;

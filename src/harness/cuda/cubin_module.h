@@ -3,6 +3,12 @@
 // entry points of the ABI in include/autoresearch/harness/launch_plan.h:
 // ar_plan and ar_stage0 are required, ar_stage1..3 optional until a plan asks
 // for them. Device code only: the cubin cannot bring host code into the harness.
+//
+// At load, every variable that outlives a launch (each __device__ /
+// __constant__ symbol of the cubin's ELF symbol table, cubin_symbols.h) is
+// located with cuModuleGetGlobal, so the harness can hash its bytes between
+// launches (Device::module_state); a variable it cannot locate is a load_error
+// (state the harness cannot see is refused, not trusted).
 #include <cuda.h>
 
 #include <string>
@@ -11,6 +17,14 @@
 #include "autoresearch/harness/launch_plan.h"
 
 namespace ar::harness {
+
+struct ModuleGlobal {
+  std::string name;
+  std::string section;   // ".nv.global", ".nv.global.init", ".nv.constant3", ...
+  CUdeviceptr ptr = 0;
+  size_t bytes = 0;
+  bool constant = false;
+};
 
 class CubinModule {
  public:
@@ -30,6 +44,7 @@ class CubinModule {
   void check_params(size_t blob_bytes) const;
 
   const std::string& path() const { return path_; }
+  const std::vector<ModuleGlobal>& globals() const { return globals_; }
 
  private:
   std::string path_;
@@ -41,6 +56,7 @@ class CubinModule {
   std::vector<size_t> plan_params_;
   std::vector<size_t> stage_params_[kMaxLaunchStages];
   bool params_known_ = false;
+  std::vector<ModuleGlobal> globals_;
 };
 
 }  // namespace ar::harness

@@ -1,7 +1,11 @@
 // The CUDA backend of the harness (device.h): candidates are cubins loaded
 // with the driver API into named slots; bind() runs the candidate's ar_plan,
 // allocates its workspace and captures one CUDA graph per rotation; time_once()
-// replays a graph between two events, after an L2 flush when cold.
+// replays a graph between two events, after an L2 flush when cold. Before
+// every launch, eager or timed, the slot's workspace is filled with 0xFF again
+// (outside the timed region), so nothing a launch leaves there reaches the
+// next one; module_state() hashes the cubin's __device__ / __constant__
+// variables (cubin_module.h) for the state watch.
 //
 // One stream, created blocking, so the problem's own kernels (legacy default
 // stream) are ordered with the candidate's without extra synchronisation.
@@ -17,6 +21,7 @@
 #include "cuda/device_info.h"
 #include "cuda/nvml.h"
 #include "cuda/pad_kernel.h"
+#include "cuda/state_hash.h"
 
 namespace ar::harness {
 
@@ -24,6 +29,10 @@ namespace {
 
 constexpr size_t kMinFlushBytes = size_t{256} << 20;   // >= 2x the H200's 60 MB L2
 constexpr unsigned long long kMaxWorkspaceBytes = 64ull << 30;
+// The workspace is allocated and re-poisoned in whole 2 MiB pages (the
+// allocation granularity), so the slack past the plan's size cannot carry
+// anything from one launch to the next either.
+constexpr unsigned long long kWorkspaceGranule = 2ull << 20;
 
 std::string dims(const unsigned d[3]) {
   return "(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) + ")";
@@ -34,6 +43,7 @@ struct Binding {
   LaunchPlan plan{};
   std::vector<CUfunction> stages;
   void* workspace = nullptr;
+  size_t workspace_alloc = 0;                       // the plan's bytes rounded up to kWorkspaceGranule
   std::vector<std::vector<unsigned char>> params;   // per rotation, workspace pointer patched in
   std::vector<cudaGraphExec_t> graphs;              // per rotation
   long long pad_cycles = -1;                        // spin kernel after the stages; < 0: none
@@ -124,7 +134,9 @@ class CudaDevice final : public Device {
     b->stages = validate_plan(*s.module, b->plan, slot);
 
     if (b->plan.workspace_bytes > 0) {
-      const cudaError_t e = cudaMalloc(&b->workspace, b->plan.workspace_bytes);
+      b->workspace_alloc = static_cast<size_t>((b->plan.workspace_bytes + kWorkspaceGranule - 1) /
+                                               kWorkspaceGranule * kWorkspaceGranule);
+      const cudaError_t e = cudaMalloc(&b->workspace, b->workspace_alloc);
       if (e != cudaSuccess) {
         b->workspace = nullptr;
         throw_cuda_error(e, "launch_error",
@@ -134,7 +146,7 @@ class CudaDevice final : public Device {
                          __FILE__, __LINE__);
       }
       // Never zeros: a kernel that needs zeros writes them itself.
-      AR_CUDA_CHECK(cudaMemsetAsync(b->workspace, 0xFF, b->plan.workspace_bytes, stream_));
+      AR_CUDA_CHECK(cudaMemsetAsync(b->workspace, 0xFF, b->workspace_alloc, stream_));
     }
     for (int i = 0; i < b->plan.num_stages; ++i)
       AR_CU("launch_error",
@@ -161,12 +173,14 @@ class CudaDevice final : public Device {
 
   void run(const std::string& slot, int rotation) override {
     Binding& b = binding_ref(slot, rotation);
+    repoison_workspace(b);
     for (int i = 0; i < b.plan.num_stages; ++i) launch(b, i, rotation);
     AR_CUDA("launch_error", cudaStreamSynchronize(stream_));
   }
 
   double time_once(const std::string& slot, int rotation, bool cold) override {
     Binding& b = binding_ref(slot, rotation);
+    repoison_workspace(b);   // before the flush: its lines are evicted too
     if (cold) flush_l2();
     AR_CUDA_CHECK(cudaEventRecord(start_, stream_));
     AR_CU("launch_error", cuGraphLaunch(b.graphs[rotation], stream_));
@@ -175,6 +189,25 @@ class CudaDevice final : public Device {
     float ms = 0;
     AR_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
     return static_cast<double>(ms) * 1000.0;
+  }
+
+  std::vector<ModuleVariable> module_state(const std::string& slot) override {
+    const CubinModule& m = *slot_ref(slot).module;
+    std::vector<ModuleVariable> out;
+    std::vector<HashRegion> device_regions;
+    std::vector<size_t> device_index;
+    for (const ModuleGlobal& g : m.globals()) {
+      out.push_back(ModuleVariable{g.name, g.section, g.bytes, ""});
+      if (g.constant) {
+        out.back().hash = hasher_.copied(HashRegion{g.ptr, g.bytes});   // a constant bank: 64 KiB at most
+      } else {
+        device_regions.push_back(HashRegion{g.ptr, g.bytes});
+        device_index.push_back(out.size() - 1);
+      }
+    }
+    const std::vector<std::string> hashes = hasher_.device(device_regions, stream_);
+    for (size_t i = 0; i < hashes.size(); ++i) out[device_index[i]].hash = hashes[i];
+    return out;
   }
 
   double sm_clock_mhz() override { return nvml_.sm_clock_mhz(); }
@@ -272,6 +305,12 @@ class CudaDevice final : public Device {
 
   void launch(Binding& b, int stage, int rotation) { AR_CU("launch_error", launch_stage(b, stage, rotation)); }
 
+  // The whole allocation, on the launch's stream: ordered before the launch,
+  // and before the start event of a timed sample.
+  void repoison_workspace(Binding& b) {
+    if (b.workspace) AR_CUDA_CHECK(cudaMemsetAsync(b.workspace, 0xFF, b.workspace_alloc, stream_));
+  }
+
   // Stream capture of the plan's launches; any failure rejects the candidate
   // (it is never timed eagerly instead).
   cudaGraphExec_t capture(Binding& b, int rotation, const std::string& slot) {
@@ -349,6 +388,7 @@ class CudaDevice final : public Device {
   void* flush_ = nullptr;
   int flush_value_ = 0;
   nlohmann::json info_;
+  StateHasher hasher_;
   std::map<std::string, Slot> slots_;
 };
 

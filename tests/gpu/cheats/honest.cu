@@ -1,2 +1,2 @@
 // The naive kernel with no cheat: the control. It must pass verify and the replay check.
-#include "naive_mla.cuh"
+#include "../tests/gpu/cheats/naive_mla.cuh"

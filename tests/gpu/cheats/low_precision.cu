@@ -2,4 +2,4 @@
 // a faster fp8 path might bring. Expected: caught by verify (tolerance).
 #include <cuda_fp8.h>
 #define CHEAT_OUT(p, rh, d, v) static_cast<float>(__nv_fp8_e4m3(v))
-#include "naive_mla.cuh"
+#include "../tests/gpu/cheats/naive_mla.cuh"

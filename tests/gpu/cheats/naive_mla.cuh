@@ -4,11 +4,20 @@
 // the hooks below. honest.cu uses it unchanged and must pass, so a cheat that
 // is caught is caught for its cheat, not for the naive kernel under it.
 //
+// Every file in this folder is a whole kernel.cu: copied over
+// kernels/sparse_mla/kernel.cu it builds as a candidate (the driver passes
+// -I<home>/include, through which "../tests/gpu/cheats/naive_mla.cuh" is
+// found; nothing but kernel.cu has to be written).
+//
 // Hooks (define before including; the defaults do nothing):
 //   CHEAT_BEFORE(p, rh)          at block start; may `return` (skip the work)
 //   CHEAT_OUT(p, rh, d, v)       the value written to out[rh, d] (a float expression)
 //   CHEAT_WRITE_OUT(p, rh, d)    whether out[rh, d] is written at all
-//   CHEAT_AFTER(p, rh, out, lse) after the block wrote its row (out: float*, smem)
+//   CHEAT_AFTER(p, rh, out, lse) after the block wrote its row (out: bf16* in global memory, lse: float)
+//   CHEAT_KEYS(p, n_eff)         how many of the valid positions are used (skipping the tail)
+//   CHEAT_DOT(p, qf, slot, lane) this lane's share of q . K_slot (default: fp32 over d = lane, lane + 32, ...)
+//   CHEAT_PLAN(p, pl)            after the plan is filled (e.g. to ask for a workspace)
+// NAIVE_NO_ENTRY: only the helpers (namespace naive), for kernels with their own entry points.
 #include <cuda_bf16.h>
 
 #include "autoresearch/harness/launch_plan.h"
@@ -26,6 +35,15 @@
 #ifndef CHEAT_AFTER
 #define CHEAT_AFTER(p, rh, out, lse)
 #endif
+#ifndef CHEAT_KEYS
+#define CHEAT_KEYS(p, n_eff) (n_eff)
+#endif
+#ifndef CHEAT_DOT
+#define CHEAT_DOT(p, qf, slot, lane) naive::dot_lane(p, qf, slot, lane)
+#endif
+#ifndef CHEAT_PLAN
+#define CHEAT_PLAN(p, pl)
+#endif
 
 namespace naive {
 constexpr int kThreads = 128;
@@ -39,6 +57,12 @@ __device__ inline float kv_at(const SparseMlaParams& p, int slot, int d) {
   const int e = (v >> 3) & 15, m = v & 7;
   const float mag = e == 0 ? ldexpf(static_cast<float>(m), -9) : ldexpf(static_cast<float>(8 + m), e - 10);
   return ((v & 0x80) ? -mag : mag) * reinterpret_cast<const float*>(rec + 512)[d / 128];
+}
+
+__device__ inline float dot_lane(const SparseMlaParams& p, const float* qf, int slot, int lane) {
+  float acc = 0.f;
+  for (int d = lane; d < 576; d += 32) acc += qf[d] * kv_at(p, slot, d);
+  return acc;
 }
 
 __device__ inline float block_max(float v, float* scratch) {
@@ -62,6 +86,7 @@ __device__ inline float block_sum(float v, float* scratch) {
 }
 }  // namespace naive
 
+#ifndef NAIVE_NO_ENTRY
 extern "C" __global__ void ar_plan(const SparseMlaParams p, int num_sms, ar::LaunchPlan* plan) {
   ar::LaunchPlan pl = {};
   pl.num_stages = 1;
@@ -70,6 +95,7 @@ extern "C" __global__ void ar_plan(const SparseMlaParams p, int num_sms, ar::Lau
   pl.stage[0].block[0] = naive::kThreads;
   pl.stage[0].block[1] = pl.stage[0].block[2] = 1;
   pl.stage[0].shared_bytes = static_cast<unsigned>((p.topk + 576 + naive::kWarps) * sizeof(float));
+  CHEAT_PLAN(p, pl);
   *plan = pl;
 }
 
@@ -84,7 +110,8 @@ extern "C" __global__ void __launch_bounds__(naive::kThreads) ar_stage0(const Sp
   const int b = row / p.s_q, i = row - b * p.s_q;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int* idx = p.indices + static_cast<size_t>(row) * p.topk;
-  const int n_eff = p.topk_length ? min(max(p.topk_length[b], 0), p.topk) : p.topk;
+  const int n_eff_all = p.topk_length ? min(max(p.topk_length[b], 0), p.topk) : p.topk;
+  const int n_eff = CHEAT_KEYS(p, n_eff_all);
   __nv_bfloat16* out = p.out + static_cast<size_t>(rh) * 512;
   float* lse_out = p.lse + (static_cast<size_t>(b) * p.heads + h) * p.s_q + i;
 
@@ -94,9 +121,7 @@ extern "C" __global__ void __launch_bounds__(naive::kThreads) ar_stage0(const Sp
   for (int t = warp; t < p.topk; t += naive::kWarps) {
     const int slot = idx[t];
     const bool ok = t < n_eff && slot >= 0 && slot < p.num_slots;
-    float acc = 0.f;
-    if (ok)
-      for (int d = lane; d < 576; d += 32) acc += qf[d] * naive::kv_at(p, slot, d);
+    float acc = ok ? CHEAT_DOT(p, qf, slot, lane) : 0.f;
     for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
     if (lane == 0) score[t] = ok ? acc * p.scale : -INFINITY;
   }
@@ -122,3 +147,4 @@ extern "C" __global__ void __launch_bounds__(naive::kThreads) ar_stage0(const Sp
   if (threadIdx.x == 0) *lse_out = lse;
   CHEAT_AFTER(p, rh, out, lse);
 }
+#endif  // NAIVE_NO_ENTRY

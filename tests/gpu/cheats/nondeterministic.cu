@@ -3,4 +3,4 @@
 // Expected: caught by verify (two runs on the same inputs differ bitwise).
 #define CHEAT_OUT(p, rh, d, v) \
   __uint_as_float(__float_as_uint(v) ^ static_cast<unsigned>((clock64() >> 3) & 1) << 16)
-#include "naive_mla.cuh"
+#include "../tests/gpu/cheats/naive_mla.cuh"

@@ -1,6 +1,6 @@
 // Cheat: keeps each row's result in a __device__ buffer and serves it on later
-// calls without recomputing. Expected: caught by verify (the next distribution's
-// inputs differ) and by the bench replay check (inputs re-randomised in place).
+// calls without recomputing. Expected: verify's next distribution gets a stale
+// answer, and the state watch sees the buffers change (either rejects it).
 #include <cuda_bf16.h>
 __device__ __nv_bfloat16 g_cached_out[1 << 22];   // rows of up to 8192 (b, i, h)
 __device__ float g_cached_lse[1 << 13];
@@ -21,4 +21,4 @@ __device__ int g_cached[1 << 13];
     for (int d = threadIdx.x; d < 512; d += blockDim.x) g_cached_out[static_cast<size_t>(rh) * 512 + d] = (out)[d]; \
     if (threadIdx.x == 0) { g_cached_lse[rh] = (lse); __threadfence(); g_cached[rh] = 1; } \
   }
-#include "naive_mla.cuh"
+#include "../tests/gpu/cheats/naive_mla.cuh"
