@@ -61,7 +61,8 @@ CommandAction add_bench_command(CLI::App& sub) {
       printer.clear_status();
       if (a->json) std::cout << out.dump(2) << "\n";
       fmt::print(stderr, "{} fails verification: {}\n", o.manifest.name, v.reason);
-      return v.status == StepStatus::Wrong || v.status == StepStatus::Crash || v.status == StepStatus::Timeout
+      return v.status == StepStatus::Wrong || v.status == StepStatus::Crash || v.status == StepStatus::Timeout ||
+                     v.status == StepStatus::Guard
                  ? kExitVerifyFailed
                  : kExitInfrastructure;
     }
@@ -71,7 +72,7 @@ CommandAction add_bench_command(CLI::App& sub) {
     if (r.status != StepStatus::Ok) {
       printer.clear_status();
       fmt::print(stderr, "measurement failed: {}\n", r.reason);
-      return r.status == StepStatus::Wrong ? kExitVerifyFailed : kExitInfrastructure;
+      return r.status == StepStatus::Wrong || r.status == StepStatus::Guard ? kExitVerifyFailed : kExitInfrastructure;
     }
     o.session->stop();
     printer.clear_status();
