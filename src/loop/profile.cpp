@@ -87,7 +87,7 @@ const Workload* profile_workload(const Manifest& m) {
 
 nlohmann::json parse_ncu_raw_csv(const std::string& csv) {
   nlohmann::json kernels = nlohmann::json::array();
-  std::vector<std::string> header;
+  std::vector<std::string> header, units;
   size_t start = 0;
   while (start < csv.size()) {
     size_t end = csv.find('\n', start);
@@ -100,7 +100,11 @@ nlohmann::json parse_ncu_raw_csv(const std::string& csv) {
       if (std::find(f.begin(), f.end(), "Kernel Name") != f.end()) header = f;
       continue;
     }
-    if (f.size() != header.size() || f[0].empty()) continue;   // the units row
+    if (f.size() != header.size()) continue;
+    if (f[0].empty()) {   // the units row, right after the header
+      units = f;
+      continue;
+    }
     nlohmann::json k = {{"metrics", nlohmann::json::object()}};
     bool seen = false;
     for (size_t i = 0; i < f.size(); ++i) {
@@ -112,7 +116,15 @@ nlohmann::json parse_ncu_raw_csv(const std::string& csv) {
       else if (h == "Block Size") k["block"] = f[i];
       else if (h == "Grid Size") k["grid"] = f[i];
       else if (h.find("__") != std::string::npos) {
-        if (auto v = number(f[i])) k["metrics"][h] = *v;
+        if (auto v = number(f[i])) {
+          double x = *v;
+          // Times in microseconds, whatever unit this ncu reports them in.
+          const std::string unit = i < units.size() ? units[i] : "";
+          if (unit == "nsecond") x /= 1000;
+          else if (unit == "msecond") x *= 1000;
+          else if (unit == "second") x *= 1e6;
+          k["metrics"][h] = x;
+        }
       }
     }
     if (!seen) kernels.push_back(k);   // a stage launched again (the second verify run) adds nothing
@@ -129,15 +141,17 @@ std::string describe_profile(const nlohmann::json& kernels, const std::string& w
     auto line = [&](const char* label, const char* name, const char* unit) {
       if (auto v = metric(m, name)) out += fmt::format("- {}: {:.1f}{}\n", label, *v, unit);
     };
-    line("duration", "gpu__time_duration.sum", " (ncu's unit, usually ns)");
+    line("duration (one profiled launch, caches flushed by ncu)", "gpu__time_duration.sum", " µs");
     line("SM throughput", "sm__throughput.avg.pct_of_peak_sustained_elapsed", "% of peak");
     line("DRAM throughput", "dram__throughput.avg.pct_of_peak_sustained_elapsed", "% of peak");
     line("memory throughput", "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", "% of peak");
     line("achieved occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active", "% of the SM's warps");
     line("registers per thread", "launch__registers_per_thread", "");
-    // Tensor pipes: every pipe metric ncu reports for the tensor units.
+    // Tensor pipes: the averages ncu reports for the tensor units that did work
+    // (hmma: mma.sync; gmma: wgmma), so the reader sees which path the kernel is on.
     for (const auto& [name, v] : m.items())
-      if (name.find("pipe_tensor") != std::string::npos && name.find("pct_of_peak_sustained_active") != std::string::npos)
+      if (name.find("pipe_tensor") != std::string::npos && name.find(".avg.pct_of_peak_sustained_active") != std::string::npos &&
+          v.get<double>() > 0.05)
         out += fmt::format("- {}: {:.1f}% of peak\n", name, v.get<double>());
     // Stall reasons: cycles a warp waited per issued instruction, largest first.
     std::vector<std::pair<double, std::string>> stalls;

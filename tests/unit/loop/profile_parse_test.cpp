@@ -1,0 +1,33 @@
+// The ncu output the profile reads (`--csv --page raw`): a header, a units
+// row, one row per profiled launch. The lines are the shape ncu 2025 printed
+// on the H200 (kernels/sparse_mla/results), cut to a few metrics.
+#include "autoresearch/loop/profile.h"
+#include "catch.h"
+
+using namespace ar;
+
+TEST_CASE("ncu's raw CSV becomes per-kernel metrics and a readable summary") {
+  std::string csv =
+      "==PROF== Connected to process 1234 (/tmp/harness)\n"
+      "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\","
+      "\"Grid Size\",\"Device\",\"CC\",\"gpu__time_duration.sum\",\"sm__warps_active.avg.pct_of_peak_sustained_active\","
+      "\"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active\","
+      "\"sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active\","
+      "\"smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio\","
+      "\"smsp__average_warps_issue_stalled_wait_per_issue_active.ratio\"\n"
+      "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"nsecond\",\"%\",\"%\",\"%\",\"ratio\",\"ratio\"\n"
+      "\"0\",\"1234\",\"harness\",\"h\",\"ar_stage0\",\"1\",\"7\",\"(256, 1, 1)\",\"(128, 1, 1)\",\"0\",\"9.0\","
+      "\"15,552\",\"12.3\",\"6.7\",\"0\",\"2.97\",\"1.98\"\n"
+      "\"1\",\"1234\",\"harness\",\"h\",\"ar_stage0\",\"1\",\"7\",\"(256, 1, 1)\",\"(128, 1, 1)\",\"0\",\"9.0\","
+      "\"15,000\",\"12.0\",\"6.5\",\"0\",\"2.9\",\"1.9\"\n";
+  auto kernels = parse_ncu_raw_csv(csv);
+  REQUIRE(kernels.size() == 1);   // the second launch of the same stage adds nothing
+  CHECK(kernels[0]["name"] == "ar_stage0");
+  CHECK(kernels[0]["metrics"]["gpu__time_duration.sum"].get<double>() == Approx(15.552));   // ns -> µs
+  std::string text = describe_profile(kernels, "b1_32k");
+  CHECK(text.find("achieved occupancy: 12.3%") != std::string::npos);
+  CHECK(text.find("hmma_cycles_active.avg.pct_of_peak_sustained_active: 6.7%") != std::string::npos);
+  CHECK(text.find("gmma") == std::string::npos);   // a pipe that did nothing is not listed
+  CHECK(text.find("long_scoreboard 2.97, wait 1.98") != std::string::npos);
+  CHECK(parse_ncu_raw_csv("==PROF== nothing profiled\n").empty());
+}
