@@ -1,6 +1,8 @@
 // scan_compiled_code: reads the build's outputs and applies the scans of
 // compiled_scan.h that fit the backend.
+#include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "autoresearch/guard/guard.h"
@@ -78,6 +80,21 @@ GuardResult scan_compiled_code(const CompiledCode& code, Backend backend) {
     scan(code.binary, guard_detail::scan_shared_object);
     scan(code.disassembly, guard_detail::scan_objdump);
   }
+  // The reason names the first finding: the one that says most about intent
+  // (a thread, a clock) before a merely unknown import the same cheat pulls in
+  // (std::thread brings std::__exception_ptr along).
+  auto rank = [](const std::string& rule) {
+    static const char* kOrder[] = {guard_detail::kRuleHostThread,   guard_detail::kRuleTimer,
+                                   guard_detail::kRuleStreamGraph,  guard_detail::kRuleIo,
+                                   guard_detail::kRuleStaticCache,  guard_detail::kRuleConstructor,
+                                   guard_detail::kRuleCudaRuntime,  guard_detail::kRuleSpecialRegister,
+                                   guard_detail::kRuleCompiledInput};
+    for (size_t i = 0; i < std::size(kOrder); ++i)
+      if (rule == kOrder[i]) return i;
+    return std::size(kOrder);   // import: last
+  };
+  std::stable_sort(findings.begin(), findings.end(),
+                   [&](const GuardFinding& a, const GuardFinding& b) { return rank(a.rule) < rank(b.rule); });
   GuardResult r;
   r.findings = std::move(findings);
   r.pass = r.findings.empty();

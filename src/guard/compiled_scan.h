@@ -41,5 +41,7 @@ std::vector<GuardFinding> scan_objdump(const std::string& text, const std::strin
 // The rule an imported or undefined function/variable breaks; "" when it is
 // allowed. `cuda`: a cubin's or PTX's name (device side), else a host import.
 std::string rule_for_import(const std::string& symbol, bool cuda);
+// A C++ symbol demangled ("typeinfo for std::thread::_State"); others as given.
+std::string readable_symbol(const std::string& symbol);
 
 }  // namespace ar::guard_detail

@@ -122,6 +122,8 @@ const char* device_rule(const std::string& s) {
 
 }  // namespace
 
+std::string readable_symbol(const std::string& symbol) { return demangle(symbol); }
+
 std::string rule_for_import(const std::string& symbol, bool cuda) {
   if (symbol.empty()) return "";
   if (cuda) {

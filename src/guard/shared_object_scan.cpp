@@ -57,7 +57,10 @@ class SharedObjectScan {
     for (const auto& sym : symbols) {
       if (!sym.undefined() || sym.name.empty()) continue;
       const std::string rule = rule_for_import(sym.name, false);
-      if (!rule.empty()) out_.push_back({rule, name_, "imports " + sym.name});
+      if (rule.empty()) continue;
+      std::string shown = readable_symbol(sym.name);
+      if (shown.size() > 100) shown = shown.substr(0, 97) + "...";
+      out_.push_back({rule, name_, "imports " + shown});
     }
   }
 
