@@ -204,3 +204,29 @@ TEST_CASE("cubin scan: the shipped sparse_mla kernel raises no false alarm", "[c
   INFO(slurp(dir / "err.txt") << describe(r));
   CHECK(r.pass);
 }
+
+TEST_CASE("cubin scan: the SASS shows the clock read when cuobjdump is installed", "[cuda-compile][.]") {
+  REQUIRE_NVCC();
+  std::string cuobjdump;
+  for (const char* c : {"cuobjdump", "/usr/local/cuda/bin/cuobjdump"})
+    if (cuobjdump.empty() && std::system((std::string("command -v ") + c + " > /dev/null 2>&1").c_str()) == 0)
+      cuobjdump = c;
+  if (cuobjdump.empty()) {
+    WARN("cuobjdump not installed (it ships with the toolkit on GPU machines): skipping the SASS test");
+    return;
+  }
+  ar::TempDir dir;
+  std::ofstream(dir / "kernel.cu") << "extern \"C\" __global__ void ar_stage0(long long* out) { out[0] = clock64(); }\n"
+                                   << "extern \"C\" __global__ void ar_stage1(unsigned long long* out) {\n"
+                                   << "  unsigned long long t;\n  asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t));\n"
+                                   << "  out[0] = t;\n}\n"
+                                   << "extern \"C\" __global__ void honest(float* out) { out[threadIdx.x] *= 2.f; }\n";
+  const std::string d = "cd '" + dir.path().string() + "' && ";
+  REQUIRE(std::system((d + nvcc() + " -cubin -arch=sm_90 -O3 kernel.cu -o kernel.cubin").c_str()) == 0);
+  REQUIRE(std::system((d + cuobjdump + " -sass kernel.cubin > kernel.sass").c_str()) == 0);
+  auto r = ar::scan_compiled_code({{}, {}, dir / "kernel.sass"}, ar::Backend::Cuda);
+  INFO(slurp(dir / "kernel.sass") << describe(r));
+  CHECK(finds(r, "timer", "kernel.sass:", "ar_stage0: "));
+  CHECK(finds(r, "timer", "kernel.sass:", "ar_stage1: "));
+  for (const auto& f : r.findings) CHECK(f.excerpt.rfind("honest:", 0) != 0);
+}
