@@ -25,8 +25,16 @@ namespace {
 constexpr uint32_t kPoisonBits = 0x7fc0dead;
 constexpr long long kMaxDim = 8192;
 constexpr long long kMaxPad = 64;
-constexpr const char* kDistributions[] = {"randn", "uniform", "small_int", "mixed_exp"};
-constexpr int kDistributionCount = 4;
+constexpr const char* kDistributions[] = {"randn",    "uniform",  "small_int", "mixed_exp",
+                                          "positive", "outliers", "all_equal"};
+constexpr int kDistributionCount = 7;
+constexpr int kOutliers = 5;   // the distribution the planted tail values go into (see fill_outliers)
+constexpr int kAllEqual = 6;
+// The planted tail magnitude. Large enough that dropping or mis-weighting one
+// of the last two k steps is off by up to 256 (an abs tolerance of 5e-4 is a
+// million times smaller), small enough that an honest fp32 kernel stays inside
+// the tolerance in any summation order (see fill_outliers).
+constexpr float kOutlierMagnitude = 256.0f;
 
 float poison() {
   float f;
@@ -68,19 +76,40 @@ class Rng {
   uint64_t state_;
 };
 
-// Distribution d: randn; uniform[-1,1]; small integers in [-4,4] (every
-// summation order gives the exact result, so any error is a real one);
-// mixed_exp: magnitudes spread over 2^-12..2 (catches fp16/bf16 shortcuts).
+// Distribution d, element by element:
+//   randn; uniform[-1,1];
+//   small_int: integers in [-4,4] (every summation order gives the exact
+//     result, so any error is a real one);
+//   mixed_exp: magnitudes spread over 2^-12..2 (catches fp16/bf16 shortcuts);
+//   positive: uniform[0.5,2), another value range and one where nothing
+//     cancels: C grows like k, so the relative tolerance is what judges it.
+//     Every term is positive, so any summation order errs by at most
+//     k * 2^-24 * C (recursive summation bound) = 1.5e-5 C at k = 256, well
+//     inside rel 1e-4; a dropped or halved term is off by >= 0.25 / (4k) >= 2.4e-4 C;
+//   outliers: randn, then planted tail values (fill_outliers);
+//   all_equal: one value for all of A and one for all of B (degenerate data:
+//     zero variance, identical rows; a kernel that estimates, normalises or
+//     pivots on the data meets its edge case). C = k x y; fp32 errs by at most
+//     k * 2^-24 relative, the rel tolerance allows 1e-4.
 float draw(Rng& rng, int d) {
   switch (d) {
     case 0: return static_cast<float>(rng.normal());
     case 1: return static_cast<float>(2.0 * rng.uniform01() - 1.0);
     case 2: return static_cast<float>(rng.integer(-4, 4));
-    default: {
+    case 3: {
       const double mag = (1.0 + rng.uniform01()) * std::ldexp(1.0, -rng.integer(0, 12));
       return static_cast<float>(rng.next() & 1 ? mag : -mag);
     }
+    case 4: return static_cast<float>(0.5 + 1.5 * rng.uniform01());
+    default: return static_cast<float>(rng.normal());
   }
+}
+
+// A value for every element of one matrix (all_equal): in [1,2) with a full
+// mantissa, so products round, and a random sign.
+float equal_value(Rng& rng) {
+  const double v = 1.0 + rng.uniform01();
+  return static_cast<float>(rng.next() & 1 ? v : -v);
 }
 
 std::string fnv1a(std::initializer_list<std::pair<const float*, size_t>> buffers) {
@@ -158,7 +187,7 @@ class MatmulProblem final : public Problem {
 
   void release() override {
     rotations_.clear();
-    reference_.clear();
+    reference_inputs_.clear();
     reference_rotation_ = -1;
   }
 
@@ -170,8 +199,14 @@ class MatmulProblem final : public Problem {
   void randomize(int rotation, uint64_t seed, int distribution) override {
     Rotation& r = at(rotation);
     Rng rng(seed);
-    fill(r.a.get(), shape_.m, shape_.k, shape_.lda, rng, distribution);
-    fill(r.b.get(), shape_.k, shape_.n, shape_.ldb, rng, distribution);
+    if (distribution == kAllEqual) {
+      fill_constant(r.a.get(), shape_.m, shape_.k, shape_.lda, equal_value(rng));
+      fill_constant(r.b.get(), shape_.k, shape_.n, shape_.ldb, equal_value(rng));
+    } else {
+      fill(r.a.get(), shape_.m, shape_.k, shape_.lda, rng, distribution);
+      fill(r.b.get(), shape_.k, shape_.n, shape_.ldb, rng, distribution);
+      if (distribution == kOutliers) fill_outliers(r, rng);
+    }
     if (reference_rotation_ == rotation) reference_rotation_ = -1;
   }
 
@@ -191,22 +226,14 @@ class MatmulProblem final : public Problem {
     return fnv1a({{r.c.get(), shape_.c_count()}});
   }
 
-  // float64, column by column of C (j outer, i, then k): an order and a
-  // precision no fp32 kernel shares, from a contiguous copy of B's column.
+  // The verdict is computed out of the kernel's reach (docs/guards.md): the
+  // kernel runs inside this process and could overwrite a reference computed
+  // between its runs. So run_reference() only notes which inputs the reference
+  // is for (and their fingerprint); check() computes the float64 reference
+  // itself, after the kernel's last run, into memory allocated then, and
+  // compares at once, with no kernel call in between.
   void run_reference(int rotation) override {
-    Rotation& r = at(rotation);
-    const Shape& s = shape_;
-    reference_.assign(static_cast<size_t>(s.m) * s.n, 0.0);
-    std::vector<double> column(static_cast<size_t>(s.k));
-    for (int j = 0; j < s.n; ++j) {
-      for (int kk = 0; kk < s.k; ++kk) column[kk] = r.b[static_cast<size_t>(kk) * s.ldb + j];
-      for (int i = 0; i < s.m; ++i) {
-        const float* a = r.a.get() + static_cast<size_t>(i) * s.lda;
-        double sum = 0;
-        for (int kk = 0; kk < s.k; ++kk) sum += static_cast<double>(a[kk]) * column[kk];
-        reference_[static_cast<size_t>(i) * s.n + j] = sum;
-      }
-    }
+    reference_inputs_ = input_fingerprint(rotation);
     reference_rotation_ = rotation;
   }
 
@@ -233,9 +260,60 @@ class MatmulProblem final : public Problem {
         dst[static_cast<size_t>(i) * ld + j] = j < cols ? draw(rng, distribution) : p;
   }
 
+  static void fill_constant(float* dst, int rows, int cols, int ld, float value) {
+    const float p = poison();
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < ld; ++j) dst[static_cast<size_t>(i) * ld + j] = j < cols ? value : p;
+  }
+
+  // Planted outliers in the tail of k, where a kernel that drops, truncates or
+  // mis-weights the last steps (a remainder loop left out, k rounded down to
+  // a tile) or saturates large inputs loses them. Every row of A ends in
+  // H/2, H (H = 256) and B's last two rows are -2s and s (s uniform in
+  // [-1,1]): the two products cancel exactly, so C stays ordinary (randn-sized)
+  // while one missing step is off by H|s|, and a kernel that clamps inputs to
+  // some range R < H is off by R|s|.
+  // Honest error: H s is exact in fp32 (H is a power of two), and an fp32
+  // kernel in any order rounds a partial sum of magnitude <= H + |C| a few
+  // times (separate accumulators per unrolled step, then their sum: at most
+  // ~5 roundings), 5 * 2^-24 * 300 = 9e-5 < abs 5e-4 (measured over the
+  // tunables: at most 6e-5). With k = 1 the one column of A is H: C = H b,
+  // exact in any kernel.
+  void fill_outliers(Rotation& r, Rng& rng) {
+    const Shape& s = shape_;
+    const int tail = std::min(2, s.k);
+    for (int i = 0; i < s.m; ++i)
+      for (int t = 0; t < tail; ++t)
+        r.a[static_cast<size_t>(i) * s.lda + (s.k - 1 - t)] = t == 0 ? kOutlierMagnitude : kOutlierMagnitude / 2;
+    if (tail < 2) return;
+    for (int j = 0; j < s.n; ++j) {
+      const float v = static_cast<float>(2.0 * rng.uniform01() - 1.0);
+      r.b[static_cast<size_t>(s.k - 1) * s.ldb + j] = v;
+      r.b[static_cast<size_t>(s.k - 2) * s.ldb + j] = -2 * v;
+    }
+  }
+
+  // float64, column by column of C (j outer, i, then k): an order and a
+  // precision no fp32 kernel shares, from a contiguous copy of B's column.
+  std::vector<double> reference(const Rotation& r) const {
+    const Shape& s = shape_;
+    std::vector<double> ref(static_cast<size_t>(s.m) * s.n, 0.0);
+    std::vector<double> column(static_cast<size_t>(s.k));
+    for (int j = 0; j < s.n; ++j) {
+      for (int kk = 0; kk < s.k; ++kk) column[kk] = r.b[static_cast<size_t>(kk) * s.ldb + j];
+      for (int i = 0; i < s.m; ++i) {
+        const float* a = r.a.get() + static_cast<size_t>(i) * s.lda;
+        double sum = 0;
+        for (int kk = 0; kk < s.k; ++kk) sum += static_cast<double>(a[kk]) * column[kk];
+        ref[static_cast<size_t>(i) * s.n + j] = sum;
+      }
+    }
+    return ref;
+  }
+
   Shape shape_;
   std::vector<Rotation> rotations_;
-  std::vector<double> reference_;
+  std::string reference_inputs_;   // input fingerprint when run_reference() was called
   int reference_rotation_ = -1;
 };
 
@@ -256,15 +334,25 @@ std::vector<OutputCheck> MatmulProblem::check(int rotation, const std::vector<To
   if (!tol) throw ProblemError("no tolerance given for output 'c'");
 
   const Shape& s = shape_;
-  const float* c = at(rotation).c.get();
   OutputCheck oc;
   oc.output = "c";
   oc.elements = static_cast<long long>(s.m) * s.n;
+  // The inputs the reference was asked for must be the inputs it is computed
+  // from: a kernel that wrote them after run_reference() fails here even if the
+  // caller's own fingerprint check was fooled.
+  if (input_fingerprint(rotation) != reference_inputs_) {
+    oc.pass = false;
+    oc.mismatches = oc.elements;
+    oc.detail = "the inputs changed after the reference was requested (the kernel modified its inputs)";
+    return {oc};
+  }
+  const std::vector<double> expected = reference(at(rotation));
+  const float* c = at(rotation).c.get();
   double dot = 0, out_sq = 0, ref_sq = 0;
   for (int i = 0; i < s.m; ++i) {
     for (int j = 0; j < s.n; ++j) {
       const double out = c[static_cast<size_t>(i) * s.ldc + j];
-      const double ref = reference_[static_cast<size_t>(i) * s.n + j];
+      const double ref = expected[static_cast<size_t>(i) * s.n + j];
       bool bad = false;
       if (!std::isfinite(out)) {
         ++oc.nonfinite;

@@ -1,5 +1,7 @@
 #include "autoresearch/build/builder.h"
 
+#include <fstream>
+
 #include <fmt/format.h>
 
 #include "autoresearch/util/subprocess.h"
@@ -33,8 +35,11 @@ static std::vector<std::string> common_flags(const Manifest& m, const Paths& pat
 std::vector<std::string> Builder::compile_argv(const fs::path& package_dir, const Tunables& t,
                                                const fs::path& artifact) const {
   std::vector<std::string> a = {tc_.compiler};
-  if (m_.backend == Backend::Cuda) a.push_back("-cubin");
-  else a.push_back("-shared");
+  if (m_.backend == Backend::Cuda) {
+    a.insert(a.end(), {"-cubin", "--keep", "--keep-dir", artifact.parent_path().string()});
+  } else {
+    a.push_back("-shared");
+  }
   auto f = common_flags(m_, paths_, package_dir, t);
   a.insert(a.end(), f.begin(), f.end());
   if (m_.backend == Backend::Cuda) a.push_back("-Xptxas=-v");
@@ -58,6 +63,55 @@ static std::string tail(const std::string& s, size_t n) {
   return s.size() <= n ? s : "..." + s.substr(s.size() - n);
 }
 
+std::vector<std::string> Builder::disassemble_argv(const fs::path& artifact) const {
+  if (tc_.disassembler.empty()) return {};
+  const std::string tool = fs::path(tc_.disassembler).filename().string();
+  if (tool == "cuobjdump") return {tc_.disassembler, "-sass", artifact.string()};
+  if (tool == "nvdisasm") return {tc_.disassembler, artifact.string()};
+  return {tc_.disassembler, "-d", "--no-show-raw-insn", artifact.string()};   // objdump
+}
+
+namespace {
+
+// nvcc --keep leaves every intermediate (the preprocessed source alone is
+// ~2 MB for sparse_mla): only the PTX is wanted.
+void remove_intermediates(const fs::path& dir, const std::string& stem, const fs::path& keep_a, const fs::path& keep_b) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const fs::path& p = e.path();
+    if (!e.is_regular_file(ec) || p == keep_a || p == keep_b) continue;
+    if (p.filename().string().rfind(stem + ".", 0) == 0) fs::remove(p, ec);
+  }
+}
+
+}  // namespace
+
+void Builder::disassemble(BuildResult& r, const std::atomic<bool>* cancel) const {
+  auto argv = disassemble_argv(r.artifact);
+  if (argv.empty()) {
+    r.disassembly_note = "no disassembler installed";
+    return;
+  }
+  ProcessSpec spec;
+  spec.argv = argv;
+  spec.timeout = std::chrono::seconds(120);
+  spec.cancel = cancel;
+  spec.max_output_bytes = 256u << 20;
+  auto p = runner_.run(spec);
+  if (!p.ok()) {
+    r.disassembly_note = fs::path(argv[0]).filename().string() + " " + p.describe() + ": " + tail(p.err, 400);
+    return;
+  }
+  const fs::path out = r.artifact.parent_path() / (m_.backend == Backend::Cuda ? "kernel.sass" : "kernel.dis");
+  std::ofstream f(out, std::ios::binary);
+  f << p.out;
+  if (!f) {
+    r.disassembly_note = "cannot write " + out.string();
+    return;
+  }
+  r.disassembly = out;
+}
+
 BuildResult Builder::build(const fs::path& package_dir, const Tunables& t, const fs::path& out_dir,
                            const std::atomic<bool>* cancel) const {
   BuildResult r;
@@ -74,7 +128,14 @@ BuildResult Builder::build(const fs::path& package_dir, const Tunables& t, const
   r.timed_out = p.timed_out;
   r.cancelled = p.cancelled;
   r.ok = p.ok() && fs::exists(r.artifact);
-  if (m_.backend == Backend::Cuda) parse_ptxas_report(p.err + p.out, r);
+  if (m_.backend == Backend::Cuda) {
+    parse_ptxas_report(p.err + p.out, r);
+    const std::string stem = fs::path(m_.kernel_source).stem().string();
+    const fs::path ptx = out_dir / (stem + ".ptx");
+    if (fs::exists(ptx)) r.ptx = ptx;
+    remove_intermediates(out_dir, stem, r.artifact, r.ptx);
+  }
+  if (r.ok) disassemble(r, cancel);
   if (!r.ok) {
     std::string msg = p.err.empty() ? p.out : p.err;
     if (p.timed_out) msg = fmt::format("compile timed out after {:.0f} s\n", m_.build.timeout_s) + msg;

@@ -109,6 +109,10 @@ fs::path build_harness(const Manifest& m, const Paths& p, const Toolchain& tc, P
   }
   argv.push_back("-ldl");
   argv.push_back(m.backend == Backend::Cuda ? "-Xcompiler=-pthread" : "-pthread");
+  // A CPU candidate runs inside the harness process: full RELRO makes the
+  // harness's GOT read-only after start-up, so a kernel cannot redirect the
+  // harness's own library calls (the comparison's, the reply's) through it.
+  if (m.backend == Backend::Cpu) argv.push_back("-Wl,-z,relro,-z,now");
   fs::path tmp = dir / "harness.tmp";
   argv.push_back("-o");
   argv.push_back(tmp.string());

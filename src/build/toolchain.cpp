@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 
@@ -5,6 +7,25 @@
 #include "autoresearch/util/subprocess.h"
 
 namespace ar {
+
+namespace {
+
+// The compiled-code scan reads machine code where it can: CUDA's tools sit
+// next to nvcc (the toolkit's bin/), so look there before PATH.
+std::string find_disassembler(Backend b, const std::string& compiler) {
+  const std::vector<std::string> names =
+      b == Backend::Cuda ? std::vector<std::string>{"cuobjdump", "nvdisasm"} : std::vector<std::string>{"objdump"};
+  for (const auto& name : names) {
+    if (b == Backend::Cuda && compiler.find('/') != std::string::npos) {
+      auto beside = std::filesystem::path(compiler).parent_path() / name;
+      if (::access(beside.c_str(), X_OK) == 0) return beside.string();
+    }
+    if (auto p = find_program(name); !p.empty()) return p;
+  }
+  return "";
+}
+
+}  // namespace
 
 std::optional<Toolchain> detect_toolchain(Backend b, ProcessRunner& runner, std::string* why) {
   std::vector<std::string> candidates;
@@ -37,6 +58,7 @@ std::optional<Toolchain> detect_toolchain(Backend b, ProcessRunner& runner, std:
     } else {
       tc.version = text.substr(0, text.find('\n'));
     }
+    tc.disassembler = find_disassembler(b, c);
     return tc;
   }
   if (why) {

@@ -14,6 +14,9 @@ const std::vector<RuleInfo>& rule_infos() {
       {kRuleIo, "reaches files, the environment, the network or other processes"},
       {kRuleLineDirective, "rewrites line markers, which would hide code from the guard"},
       {kRuleScanInput, "cannot be scanned"},
+      {kRuleImport, "calls a library function a kernel has no use for"},
+      {kRuleSpecialRegister, "reads a special register that tells one launch from another"},
+      {kRuleCompiledInput, "cannot be read by the compiled-code scan"},
   };
   return kRules;
 }
@@ -114,6 +117,31 @@ const std::vector<Matcher>& matchers() {
        "scope_guard.cpp: a changed path that is not <package>/<editable> or <package>/<tunables_file>"},
       {kRuleScanInput, Match::Structural, {}, {}, false,
        "source_scan.cpp: the preprocessed text never enters an editable file"},
+
+      // The compiled code (compiled_scan.h), whatever the source spelling: the
+      // same rules, seen in what the compiler produced.
+      {kRuleTimer, Match::Structural, {}, {}, false,
+       "ptx_scan.cpp: %clock, %clock64, %globaltimer*, %pm*; sass_scan.cpp: S2R/CS2R/S2UR of SR_CLOCK*, "
+       "SR_GLOBALTIMER*; shared_object_scan.cpp (objdump -d): rdtsc, rdtscp, rdpmc; import_rules.cpp: clock_gettime, chrono"},
+      {kRuleSpecialRegister, Match::Structural, {}, {}, false, "ptx_scan.cpp: %envreg*, %gridid"},
+      {kRuleStreamGraph, Match::Structural, {}, {}, false,
+       "ptx_scan.cpp / cubin_scan.cpp: device-side launches (__cudaCDP2LaunchDevice, ...GetParameterBuffer), "
+       "device graphs, streams, events"},
+      {kRuleIo, Match::Structural, {}, {}, false,
+       "vprintf in PTX or the cubin; a host import of files, environment, network, the loader; syscall, "
+       "sysenter, int $0x80 in objdump output"},
+      {kRuleStaticCache, Match::Structural, {}, {}, false,
+       "device malloc/free (the device heap outlives a launch); .extern .global/.const in PTX; "
+       "__cxa_guard_acquire, __cxa_atexit, __tls_get_addr imports; a PT_TLS segment"},
+      {kRuleConstructor, Match::Structural, {}, {}, false,
+       "shared_object_scan.cpp: .init_array/.fini_array entries beyond the C runtime's frame_dummy and "
+       "__do_global_dtors_aux; any .preinit_array"},
+      {kRuleHostThread, Match::Structural, {}, {}, false, "import_rules.cpp: pthread_*, std::thread, std::async, OpenMP"},
+      {kRuleImport, Match::Structural, {}, {}, false,
+       "import_rules.cpp: a host import outside the allow-list (memory, math, C++ allocation and exceptions); "
+       "an undefined cubin symbol other than __assertfail"},
+      {kRuleCompiledInput, Match::Structural, {}, {}, false,
+       "compiled_scan.cpp: the artifact cannot be read or is not well-formed ELF"},
   };
   return kMatchers;
 }

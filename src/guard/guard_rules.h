@@ -21,6 +21,10 @@ inline constexpr const char* kRuleConstructor = "constructor";
 inline constexpr const char* kRuleIo = "io";
 inline constexpr const char* kRuleLineDirective = "line-directive";
 inline constexpr const char* kRuleScanInput = "scan-input";
+// The compiled-code scan (compiled_scan.h): rules only the compiler's output shows.
+inline constexpr const char* kRuleImport = "import";
+inline constexpr const char* kRuleSpecialRegister = "special-register";
+inline constexpr const char* kRuleCompiledInput = "compiled-input";
 
 struct RuleInfo {
   const char* id;

@@ -58,6 +58,17 @@ GuardResult scan_preprocessed_source(const std::string& preprocessed,
     findings.insert(findings.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
   };
 
+  // An editable file turned into a symbolic link compiles whatever it points at
+  // (the oracle, a file outside the repository) under the editable name, and
+  // the line markers then attribute that file's text to the editable one. The
+  // scope check looks for this too, but it is given the checkout's package
+  // folder; these paths are the ones actually built.
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::error_code ec;
+    if (fs::is_symlink(files.path(static_cast<int>(i)), ec))
+      findings.push_back({guard_detail::kRuleScope, names[i], "now a symbolic link"});
+  }
+
   bool entered_any = false;
   for (size_t i = 0; i < files.size(); ++i) {
     if (!split.entered[i]) continue;

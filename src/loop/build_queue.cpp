@@ -2,6 +2,13 @@
 // -D defines, so several of them compile at once on spare cores while the GPU
 // measures (the loop runs this function on worker threads); everything it
 // touches is either read-only or the candidate's own build folder.
+//
+// Two scans: the preprocessed source before the build (what was written), and
+// the compiled code after it (what was built: PTX, cubin symbols, SASS; or the
+// shared object's imports, load-time code and instructions). The second also
+// runs when nvcc wrote the PTX and ptxas then failed, so a candidate whose
+// device-side launch or printf only fails to link is named a cheat, not a
+// build error.
 #include "autoresearch/guard/guard.h"
 #include "steps.h"
 
@@ -30,6 +37,16 @@ PreparedBuild prepare_build(RunContext& ctx, const Tunables& t, int id, const st
   }
   pb.build = ctx.builder->build(ctx.package_dir, t, out_dir.empty() ? ctx.builds_dir() / std::to_string(id) : out_dir,
                                 cancel);
+  const BuildResult& b = pb.build;
+  if (b.cancelled || (!b.ok && b.ptx.empty())) return pb;
+  const auto scan_started = std::chrono::steady_clock::now();
+  CompiledCode code;
+  if (b.ok) code.binary = b.artifact;
+  code.ptx = b.ptx;
+  code.disassembly = b.disassembly;
+  auto compiled = scan_compiled_code(code, ctx.manifest.backend);
+  pb.scan_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - scan_started).count();
+  if (!compiled.pass) pb.guard_failure = compiled.reason();
   return pb;
 }
 

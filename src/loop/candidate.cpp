@@ -159,7 +159,10 @@ class CandidateRun {
 
   bool failed_step(StepStatus s, const std::string& reason, const std::string& stage) {
     Decision d = decision_for(s, reason);
-    bool restart = s == StepStatus::Crash || s == StepStatus::Timeout ||
+    // A guard failure in the harness means the candidate ran code in that
+    // process (a thread may still run there, its memory may be written): a
+    // fresh harness for the next candidate.
+    bool restart = s == StepStatus::Crash || s == StepStatus::Timeout || s == StepStatus::Guard ||
                    (s == StepStatus::Error && d != Decision::RejectedByGuard);
     if (s == StepStatus::Crash && killed_from_outside(ctx_.session->last_death_signal())) {
       // Not the candidate's doing: judge it again in a fresh harness (judge() decides).

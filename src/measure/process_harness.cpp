@@ -83,8 +83,9 @@ class ProcessHarness : public Harness {
     } else {
       r.status = HarnessReply::Status::Error;
       r.message = r.body.value("kind", "error") + ": " + r.body.value("error", "(no message)");
-      // A fault leaves the device unusable: the harness exits after replying.
-      if (r.body.value("kind", "") == "fault") chan_->kill();
+      // A fault leaves the device unusable, a fatal guard failure the process
+      // (a thread the kernel started): the harness exits after replying.
+      if (r.body.value("kind", "") == "fault" || r.body.value("exits", false)) chan_->kill();
     }
     return r;
   }

@@ -17,8 +17,12 @@ namespace ar {
 class ProcessRunner;
 
 struct Toolchain {
-  std::string compiler;   // absolute path or name on PATH
-  std::string version;    // first line of --version
+  std::string compiler;       // absolute path or name on PATH
+  std::string version;        // first line of --version
+  // Prints the artifact's machine code for the compiled-code scan: CUDA
+  // cuobjdump (or nvdisasm) next to nvcc or on PATH, CPU objdump; "" when none
+  // is installed (the scan then reads the PTX and the symbol tables only).
+  std::string disassembler = {};
 };
 
 // CPU: $CXX or c++; CUDA: $NVCC, nvcc on PATH, or /usr/local/cuda/bin/nvcc.
@@ -34,14 +38,23 @@ struct BuildResult {
   std::optional<int> registers;        // CUDA: most registers of any stage kernel
   std::optional<int> spill_bytes;      // CUDA: spill stores, summed
   std::filesystem::path artifact;
+  // For the compiled-code scan (guard.h: CompiledCode), in the build folder:
+  std::filesystem::path ptx;           // CUDA: the PTX nvcc generated (--keep), even when ptxas then failed
+  std::filesystem::path disassembly;   // kernel.sass / kernel.dis, when the toolchain has a disassembler
+  std::string disassembly_note;        // why there is none ("no disassembler installed", its error)
 };
 
 class Builder {
  public:
   Builder(const Manifest& m, const Paths& p, Toolchain tc, ProcessRunner& runner);
 
+  // CUDA: -cubin, with --keep into the artifact's folder so the PTX nvcc makes
+  // on the way stays for the scan (measured on kernels/sparse_mla: no slower
+  // than without; a second -ptx pass would cost ~70% more compile time).
   std::vector<std::string> compile_argv(const std::filesystem::path& package_dir, const Tunables& t,
                                         const std::filesystem::path& artifact) const;
+  // The disassembler's argv for an artifact (empty when there is none).
+  std::vector<std::string> disassemble_argv(const std::filesystem::path& artifact) const;
   // The same flags and defines with -E (line markers kept), for the guard's scan.
   std::vector<std::string> preprocess_argv(const std::filesystem::path& package_dir,
                                            const Tunables& t) const;
@@ -57,6 +70,10 @@ class Builder {
   const char* artifact_name() const;
 
  private:
+  // Runs the disassembler on r.artifact into the build folder (r.disassembly),
+  // or says in r.disassembly_note why not.
+  void disassemble(BuildResult& r, const std::atomic<bool>* cancel) const;
+
   const Manifest& m_;
   Paths paths_;
   Toolchain tc_;

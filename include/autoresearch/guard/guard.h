@@ -39,4 +39,27 @@ GuardResult scan_preprocessed_source(const std::string& preprocessed,
                                      const std::vector<std::filesystem::path>& editable_files,
                                      Backend backend);
 
+// What the build produced for one candidate (the builder keeps all of it in the
+// candidate's build folder). Empty paths are parts that do not exist.
+struct CompiledCode {
+  std::filesystem::path binary;       // kernel.cubin / kernel.so (empty when the build wrote none)
+  std::filesystem::path ptx;          // CUDA: the PTX nvcc generated on the way (kept even when ptxas failed)
+  std::filesystem::path disassembly;  // cuobjdump -sass (CUDA) or objdump -d (CPU) output, when one ran
+};
+
+// Scans the compiled candidate, whatever its source spelled (SPEC §6: look at
+// the cubin, not only at the source text):
+//   CUDA: the PTX (clock and global-timer registers, %envreg/%gridid, every
+//         .extern function: vprintf, device malloc/free, device-side launches,
+//         .extern .global variables); the cubin's undefined symbols (only
+//         compiler intrinsics such as __assertfail are allowed); the SASS when
+//         a disassembler ran (S2R/CS2R/S2UR of SR_CLOCK*/SR_GLOBALTIMER*).
+//   CPU:  the shared object's imports against an allow-list (memory, math, the
+//         C++ runtime's allocation and exceptions), load-time code
+//         (.init_array/.fini_array beyond the C runtime's), thread-local
+//         storage, function-local statics (__cxa_guard_acquire); the
+//         disassembly (rdtsc, rdtscp, rdpmc, syscall, sysenter, int $0x80).
+// Findings name the file and line (kernel.ptx:57) or the symbol.
+GuardResult scan_compiled_code(const CompiledCode& code, Backend backend);
+
 }  // namespace ar

@@ -129,6 +129,9 @@ json Server::handle(const json& request) {
       reply = entry->handler(*this, request);
     } catch (const GuardError& e) {
       reply = guard_reply(e, e.slot.empty() ? request_slot(request) : e.slot);
+      // "exits": the process cannot be trusted (a thread the kernel started
+      // may still run in it): leave after this reply, as after a fault.
+      if (e.details.value("exits", false)) fault_ = true;
     } catch (const HarnessError& e) {
       reply = error_reply(e.kind, e.what(), e.slot.empty() ? request_slot(request) : e.slot);
       if (e.kind == "fault") fault_ = true;

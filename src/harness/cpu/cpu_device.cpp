@@ -2,6 +2,11 @@
 // extern "C" void ar_kernel(const void* params), called on the problem's params.
 // The CPU has no clock or temperature the harness can read cheaply, so those
 // report -1 (unknown) and no round is ever dropped for a low clock.
+//
+// Every call, checked or timed, goes through CallGuard (cpu/call_guard.h):
+// the kernel must leave no thread, child process, changed static data,
+// floating-point mode or params write behind. The checks run outside the timed
+// region.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -10,6 +15,7 @@
 #include <vector>
 
 #include "common/device.h"
+#include "cpu/call_guard.h"
 #include "cpu/cpu_info.h"
 #include "cpu/kernel_library.h"
 
@@ -90,7 +96,7 @@ class CpuDevice final : public Device {
   bool loaded(const std::string& slot) const override { return slots_.count(slot) > 0; }
 
   void bind(const std::string& slot, Problem& problem, int /*rotations*/, double pad_us) override {
-    kernel(slot);
+    guard_.check_loaded(library(slot), slot);
     if (problem_ && problem_ != &problem) bound_.clear();
     problem_ = &problem;
     bound_[slot] = pad_us;
@@ -102,23 +108,33 @@ class CpuDevice final : public Device {
   }
 
   void run(const std::string& slot, int rotation) override {
-    KernelFn fn = bound_kernel(slot);
+    const KernelLibrary& lib = bound_library(slot);
     size_t size = 0;
-    fn(problem_->params(rotation, &size));
+    const void* params = problem_->params(rotation, &size);
+    const ProcessSnapshot before = guard_.before(params, size);
+    lib.kernel()(params);
+    guard_.after(before, lib, params, slot);
   }
 
   double time_once(const std::string& slot, int rotation, bool cold) override {
-    KernelFn fn = bound_kernel(slot);
+    const KernelLibrary& lib = bound_library(slot);
+    KernelFn fn = lib.kernel();
     size_t size = 0;
     const void* params = problem_->params(rotation, &size);
     const double pad_us = bound_.at(slot);
     if (cold) flusher_.flush();
+    const ProcessSnapshot before = guard_.before(params, size);
     const auto t0 = std::chrono::steady_clock::now();
     fn(params);
     if (pad_us > 0) busy_wait_us(pad_us);   // inside the timed region: a planted delay
     const auto t1 = std::chrono::steady_clock::now();
+    guard_.after(before, lib, params, slot);
     return std::chrono::duration<double, std::micro>(t1 - t0).count();
   }
+
+  // The object's writable pages, for the harness core's state watch (after
+  // every request); CallGuard compares the same pages after every call.
+  std::vector<ModuleVariable> module_state(const std::string& slot) override { return library(slot).writable_state(); }
 
   double sm_clock_mhz() override { return -1; }
   double default_sm_clock_mhz() override { return -1; }
@@ -126,21 +142,22 @@ class CpuDevice final : public Device {
   void synchronize() override {}
 
  private:
-  KernelFn kernel(const std::string& slot) const {
+  const KernelLibrary& library(const std::string& slot) const {
     auto it = slots_.find(slot);
     if (it == slots_.end()) throw HarnessError("bad_request", "slot '" + slot + "' is not loaded", slot);
-    return it->second->kernel();
+    return *it->second;
   }
 
-  KernelFn bound_kernel(const std::string& slot) const {
-    KernelFn fn = kernel(slot);
+  const KernelLibrary& bound_library(const std::string& slot) const {
+    const KernelLibrary& lib = library(slot);
     if (!problem_ || !bound_.count(slot))
       throw HarnessError("bad_request", "slot '" + slot + "' is not bound to a workload", slot);
-    return fn;
+    return lib;
   }
 
   size_t cache_bytes_;
   CacheFlusher flusher_;
+  CallGuard guard_;
   nlohmann::json info_;
   std::map<std::string, std::unique_ptr<KernelLibrary>> slots_;
   std::map<std::string, double> bound_;   // slot -> its timing pad (kNoPad: none)

@@ -181,3 +181,17 @@ TEST_CASE("the reason names the first finding and counts the rest") {
   ar::GuardResult empty;
   CHECK(empty.reason().empty());
 }
+
+TEST_CASE("an editable file that became a symbolic link is refused, whatever it points at") {
+  ar::TempDir dir;
+  std::ofstream(dir / "problem.cpp") << "int oracle(int x) { return x; }\n";
+  std::filesystem::create_symlink("problem.cpp", dir / "kernel.cpp");
+  // The preprocessor follows the link and names the editable path in its markers.
+  const std::string text = "# 1 \"" + (dir / "kernel.cpp").string() + "\"\nint oracle(int x) { return x; }\n";
+  auto r = ar::scan_preprocessed_source(text, {dir / "kernel.cpp"}, Backend::Cpu);
+  INFO(describe(r));
+  CHECK_FALSE(r.pass);
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].rule == "scope");
+  CHECK(r.reason() == "guard: kernel.cpp is outside the editable files (now a symbolic link)");
+}
