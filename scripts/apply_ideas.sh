@@ -15,7 +15,7 @@ set -uo pipefail
 dir=${1:?usage: apply_ideas.sh DIR_OF_PATCHES}
 case "$dir" in /*) ;; *) dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/$dir" ;; esac
 mapfile -t patches < <(find "$dir" -maxdepth 1 -name '*.patch' | sort)
-n=${AUTORESEARCH_ITERATION:?run me as autoresearch's --agent command}
+n=${AUTORESEARCH_ITERATION:?run me as the --agent command of autoresearch run}
 if [ "$n" -gt "${#patches[@]}" ]; then
   echo "all ${#patches[@]} prepared changes proposed"
   exit 3
