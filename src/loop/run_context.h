@@ -30,6 +30,7 @@ inline constexpr const char* kBaseSlot = "base";
 inline constexpr const char* kIncumbentSlot = "inc";
 inline constexpr const char* kCandidateSlot = "cand";
 inline constexpr const char* kAaSlot = "aa";
+inline constexpr const char* kSweepSlot = "tune";   // a setting of the tune-each sweep
 
 struct Incumbent {
   std::string commit;

@@ -104,6 +104,10 @@ class Loop {
         prebuilt = &built;
       }
       auto r = evaluate_candidate(ctx_, p.proposal, p.id, prebuilt);
+      // Judged: a restart of the harness need not bring these back (their
+      // build folders may be gone; a keep is in the incumbent's slots).
+      ctx_.session->forget(kCandidateSlot);
+      ctx_.session->forget(kSweepSlot);
       ctx_.last_id = p.id;
       ctx_.candidates_this_session++;
       clean_build_dir(ctx_, failures, p.id, r.decision);

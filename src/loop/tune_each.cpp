@@ -20,8 +20,6 @@ namespace ar {
 
 namespace {
 
-constexpr const char* kSweepSlot = "tune";
-
 struct Setting {
   Tunables tunables;
   fs::path artifact;

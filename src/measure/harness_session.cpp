@@ -67,14 +67,24 @@ bool HarnessSession::recover(const std::string& culprit, std::string* error) {
   auto dev = h_.start(error);
   if (!dev) return false;
   device_ = *dev;
+  // Every slot whose artifact is still there comes back; one whose build folder
+  // was cleaned (a candidate already judged) is forgotten, and a reload that
+  // fails does not stop the others from coming back.
+  std::string failures;
   for (const auto& [slot, artifact] : std::map(slots_)) {
+    std::error_code ec;
+    if (!std::filesystem::exists(artifact, ec)) {
+      slots_.erase(slot);
+      continue;
+    }
     auto r = call({{"cmd", "load"}, {"slot", slot}, {"artifact", artifact.string()}}, std::chrono::seconds(60));
     if (!r.ok()) {
-      if (error) *error = "reloading " + slot + " after a restart failed: " + r.message;
-      return false;
+      slots_.erase(slot);
+      failures += (failures.empty() ? "" : "; ") + ("reloading " + slot + " after a restart failed: " + r.message);
     }
   }
-  return true;
+  if (!failures.empty() && error) *error = failures;
+  return failures.empty();
 }
 
 }  // namespace ar

@@ -27,6 +27,7 @@ struct Model {
   int x = 0;            // the tunable X
   bool fast = false;    // the source says FAST: 0.7x the time
   bool wrong = false;   // X = 3, or the source says WRONG
+  bool crash = false;   // the source says CRASH: the harness dies in its verify
 };
 
 // Times in µs by the value of X that the artifact was built with, and the source.
@@ -39,7 +40,11 @@ class ScriptedHarness : public Harness {
  public:
   ScriptedHarness(std::atomic<bool>* stop, int interrupt_at_bench, int* kills_left)
       : stop_(stop), interrupt_at_(interrupt_at_bench), kills_left_(kills_left) {}
-  std::optional<nlohmann::json> start(std::string*) override { return nlohmann::json{{"name", "Fake GPU"}, {"kind", "cpu"}}; }
+  // A (re)start is a new process: nothing is loaded.
+  std::optional<nlohmann::json> start(std::string*) override {
+    slots_.clear();
+    return nlohmann::json{{"name", "Fake GPU"}, {"kind", "cpu"}};
+  }
   void stop() override {}
   HarnessReply call(const nlohmann::json& req, std::chrono::milliseconds) override {
     HarnessReply r;
@@ -52,9 +57,21 @@ class ScriptedHarness : public Harness {
       m.x = text.find("-DX=") == std::string::npos ? 0 : text[text.find("-DX=") + 4] - '0';
       m.fast = text.find("FAST") != std::string::npos;
       m.wrong = m.x == 3 || text.find("WRONG") != std::string::npos;
+      m.crash = text.find("CRASH") != std::string::npos;
       slots_[req["slot"]] = m;
       r.body = {{"ok", true}};
+    } else if ((cmd == "verify" || cmd == "bench") && !loaded(req)) {
+      r.status = HarnessReply::Status::Error;
+      r.body = {{"ok", false}, {"kind", "bad_request"}, {"error", "a slot is not loaded"}};
+      r.message = "bad_request: a slot is not loaded";
+      return r;
     } else if (cmd == "verify") {
+      if (slots_[req["slot"]].crash) {
+        r.status = HarnessReply::Status::Crashed;
+        r.signal = 11;
+        r.message = "the harness died (killed by signal 11 (SIGSEGV))";
+        return r;
+      }
       if (req["slot"] == "cand" && kills_left_ && *kills_left_ > 0) {
         // The OOM killer takes the harness: not the candidate's doing.
         --*kills_left_;
@@ -87,6 +104,14 @@ class ScriptedHarness : public Harness {
   }
 
  private:
+  bool loaded(const nlohmann::json& req) const {
+    if (req.contains("slot") && !slots_.count(req["slot"].get<std::string>())) return false;
+    if (req.contains("slots"))
+      for (const auto& slot : req["slots"])
+        if (!slots_.count(slot.get<std::string>())) return false;
+    return true;
+  }
+
   std::atomic<bool>* stop_;
   int interrupt_at_;
   int* kills_left_;

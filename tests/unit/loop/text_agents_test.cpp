@@ -224,3 +224,22 @@ TEST_CASE("--agent-sandbox lets the agent write its worktree but not the user's 
   CHECK(c[1]["decision"] == "keep");
   CHECK(c[1]["agent_detail"]["sandbox"] == true);
 }
+
+// Found on the H200: after a keep, a harness restart tried to reload the judged
+// candidate from its cleaned build folder, stopped there, and left the best's
+// slot empty, so the final re-measure against the start failed.
+TEST_CASE("a harness restart after a keep brings the best back, whatever was cleaned") {
+  Fixture f;
+  std::string cmd = agent_script(f, R"(
+1) echo "// FAST" >> "$k";;
+2) echo "// CRASH" >> "$k";;)");
+  int code = run_loop(f.world, command_request(f, cmd));
+  CHECK(code == kExitStopped);
+  auto c = by_id(f.lines());
+  CHECK(c[1]["decision"] == "keep");
+  CHECK(c[2]["decision"] == "crash");
+  auto fin = of(f.lines(), "final");
+  REQUIRE(fin.size() == 1);
+  CHECK(fin[0]["remeasured"] == true);
+  CHECK(fin[0]["speedup_vs_baseline"].get<double>() == Approx(1.0 / 0.7).epsilon(0.01));
+}
