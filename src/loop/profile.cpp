@@ -119,10 +119,12 @@ nlohmann::json parse_ncu_raw_csv(const std::string& csv) {
         if (auto v = number(f[i])) {
           double x = *v;
           // Times in microseconds, whatever unit this ncu reports them in.
-          const std::string unit = i < units.size() ? units[i] : "";
-          if (unit == "nsecond") x /= 1000;
-          else if (unit == "msecond") x *= 1000;
-          else if (unit == "second") x *= 1e6;
+          // (gpu__time_duration is in nanoseconds when ncu gives no unit.)
+          std::string unit = i < units.size() ? units[i] : "";
+          if (unit.empty() && h.find("time_duration") != std::string::npos) unit = "ns";
+          if (unit == "nsecond" || unit == "ns") x /= 1000;
+          else if (unit == "msecond" || unit == "ms") x *= 1000;
+          else if (unit == "second" || unit == "s") x *= 1e6;
           k["metrics"][h] = x;
         }
       }

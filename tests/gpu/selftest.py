@@ -55,7 +55,9 @@ CHEATS = [
     ("phase_const_table", "b1_8k", "caught", "state", "launch counter in a __device__ const table, integer-cast"),
     ("phase_pasted_global", "b1_8k", "caught", "state", "launch counter in a token-pasted __device__ global"),
     ("phase_workspace", "b1_8k", "neutralised", "", "launch counter kept in the workspace"),
-    ("phase_cold_cache", "b1_8k", "caught", "timed-replay", "no state: skips work when the L2 is cold (timed)"),
+    # Reads %clock64: `run` rejects it at build (the compiled-code scan); the
+    # harness alone must catch it or find it no faster (it keeps no state).
+    ("phase_cold_cache", "b1_8k", "neutralised", "", "no state: skips work when the L2 is cold (timed); run: the scan"),
     ("phase_lse_slack", SLACK_WORKLOAD, "caught", "timed-replay", "launch counter in the slack past lse"),
     ("memo_q_hash", "b1_8k", "neutralised", "", "whole answers memoised in the workspace, keyed on q"),
     ("memo_params_ptr", "b1_8k", "neutralised", "", "whole answers memoised in the workspace, keyed on pointers"),
@@ -443,8 +445,10 @@ def main():
                     f" | {'; '.join(summary) or 'no summary line (see ' + log + ')'} | {time.time() - t0:.0f} s")
         rep.result("sanitizer", ok_all, f"memcheck + racecheck on {smallest}")
 
-        # The backstop for state kept where no hash looks (past the end of a
-        # buffer): memcheck reports phase_lse_slack's out-of-bounds writes.
+        # State kept where no hash looks (the slack past the end of a buffer,
+        # inside its allocation): memcheck cannot see it (measured on the H200,
+        # 2026-12-01: 0 errors); the timed-replay fingerprint is what catches it.
+        # Informational: reported, never a failure.
         rep.say(f"== compute-sanitizer --tool memcheck on the cheat phase_lse_slack ({SLACK_WORKLOAD['name']})")
         t0 = time.time()
         log = os.path.join(args.out, "sanitizer_memcheck_lse_slack.log")
@@ -463,7 +467,9 @@ def main():
         caught = bool(found) and max(found) > 0
         rep.say(f"   load {r1.get('ok')} | {'; '.join(summary) or 'no summary line (see ' + log + ')'}"
                 f" | {'the out-of-bounds writes are reported' if caught else 'NOT REPORTED'} | {time.time() - t0:.0f} s")
-        rep.result("memcheck (cheat)", caught, "memcheck reports phase_lse_slack's writes past lse")
+        rep.result("memcheck (cheat)", True,
+                   "memcheck reports phase_lse_slack's writes in lse's slack" if caught
+                   else "memcheck does not see writes inside an allocation's slack (informational)")
 
     rep.say("")
     rep.say(f"== summary ({time.time() - t_start:.0f} s)")

@@ -30,4 +30,9 @@ TEST_CASE("ncu's raw CSV becomes per-kernel metrics and a readable summary") {
   CHECK(text.find("gmma") == std::string::npos);   // a pipe that did nothing is not listed
   CHECK(text.find("long_scoreboard 2.97, wait 1.98") != std::string::npos);
   CHECK(parse_ncu_raw_csv("==PROF== nothing profiled\n").empty());
+  // Without a units row (seen on the H200), a duration is ncu's nanoseconds.
+  std::string no_units = csv.substr(0, csv.find("\"\",\"\"")) + csv.substr(csv.find("\"0\",\"1234\""));
+  auto k2 = parse_ncu_raw_csv(no_units);
+  REQUIRE(k2.size() == 1);
+  CHECK(k2[0]["metrics"]["gpu__time_duration.sum"].get<double>() == Approx(15.552));
 }
