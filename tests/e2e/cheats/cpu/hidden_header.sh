@@ -1,8 +1,9 @@
-# An edit git does not show: a header in the package that .git/info/exclude
-# hides from `git status`, holding a std::thread split, included by the
-# (editable) kernel.cpp. The scope check sees only kernel.cpp change, and the
-# source scan reads only kernel.cpp's own lines; the built object imports
-# std::thread all the same.
+# An edit plain `git status` does not show: a header in the package that
+# .git/info/exclude hides, holding a std::thread split, included by the
+# (editable) kernel.cpp. The loop lists ignored files inside the package, so
+# the scope check names it; without that, the source scan (which reads only
+# kernel.cpp's own lines) would pass it and the compiled-code scan would stop
+# it on the std::thread import.
 exclude=$(git rev-parse --git-path info/exclude)
 mkdir -p "$(dirname "$exclude")"
 echo "fast_rows.h" >> "$exclude"
@@ -30,5 +31,5 @@ cat > "$AUTORESEARCH_PACKAGE_DIR/kernel.cpp" <<'KERNEL'
 
 extern "C" void ar_kernel(const void* params) { fast_rows(*static_cast<const MatmulParams*>(params)); }
 KERNEL
-# The header must really be invisible to git for this cheat to mean anything.
+# The header must really be invisible to plain `git status` for this cheat to mean anything.
 test -z "$(git status --porcelain --untracked-files=all -- "$AUTORESEARCH_PACKAGE_DIR/fast_rows.h")"
