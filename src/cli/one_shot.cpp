@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "autoresearch/guard/guard.h"
 #include "autoresearch/loop/evaluation.h"
 #include "autoresearch/util/errors.h"
 #include "environment_errors.h"
@@ -33,9 +34,11 @@ static Tunables apply_sets(const Manifest& m, Tunables t, const std::vector<std:
 }
 
 std::string OneShot::guard_summary() const {
-  if (guard.pass() && !scope_checked)
-    return "guard: source scan passed (scope not checked: the package is outside this repository)";
-  return guard.summary();
+  if (!guard.pass()) return guard.summary();
+  std::string scans = scope_checked ? "scope, source and compiled-code scans passed"
+                                    : "source and compiled-code scans passed (scope not checked: the package is "
+                                      "outside this repository)";
+  return "guard: " + scans;
 }
 
 // The scope check a candidate faces: files changed against HEAD under the
@@ -83,6 +86,20 @@ OneShot prepare_one_shot(World& world, const RunConfig& cfg, const std::vector<s
   world.printer->status("building " + o.manifest.name);
   o.build = o.builder->build(o.manifest.dir, o.tunables, o.paths.state() / "scratch" / o.manifest.name, world.stop);
   if (o.build.cancelled) throw Fatal(kExitInterrupted, "interrupted");
+  // What was built faces the scan a run's candidates face (timers, device-side
+  // launches, the device heap, imports), whatever the source spelled.
+  if (guard && (o.build.ok || !o.build.ptx.empty())) {
+    CompiledCode code;
+    if (o.build.ok) code.binary = o.build.artifact;
+    code.ptx = o.build.ptx;
+    code.disassembly = o.build.disassembly;
+    auto compiled = scan_compiled_code(code, o.manifest.backend);
+    if (!compiled.pass) {
+      o.guard.status = SourceCheck::Status::Finding;
+      o.guard.finding = compiled.reason();
+      return o;
+    }
+  }
   if (!o.build.ok) throw usage_error(o.manifest.name + " does not build:\n" + o.build.errors);
   o.harness = world.open_harness(exe, cfg.gpu);
   o.session = std::make_unique<HarnessSession>(*o.harness);

@@ -270,6 +270,10 @@ void setup_new_run(RunContext& ctx) {
   ctx.worktree = ctx.run_dir / "worktree";
   ctx.git = ctx.world.open_git(ctx.worktree);
   ctx.package_dir = ctx.worktree / ctx.package_prefix;
+  // From here on the package is the worktree's (identical: the run starts from
+  // the committed source), so checks on its files (an editable file turned
+  // into a symlink) look where the agent edits.
+  ctx.manifest = load_manifest(ctx.package_dir / "manifest.json");
   fill_cache_context(ctx);
 
   ctx.incumbent = Incumbent{ctx.base_commit, start, copy_artifact(ctx.baseline_artifact, ctx.run_dir / "incumbent", "0"),

@@ -34,7 +34,7 @@ TEST_CASE("bench prints the per-workload table with roofline positions, or JSON"
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.find("sq128") != std::string::npos);   // the table on stderr
   CHECK(r.err.find("roofline") != std::string::npos);
-  CHECK(r.err.find("guard: scope and source scan passed") != std::string::npos);
+  CHECK(r.err.find("guard: scope, source and compiled-code scans passed") != std::string::npos);
   CHECK(r.out.empty());
   auto j = run_cli(repo, {"bench", "--kernel", "planted", "--json", "--min-seconds", "0.05", "--max-seconds", "0.5"});
   REQUIRE(j.exit_code == 0);

@@ -41,7 +41,7 @@ TEST_CASE("a starting kernel that breaks a guard rule: run refuses it naming the
   auto clean = run_cli(repo, {"verify", "--kernel", "twomode"});
   INFO(clean.err);
   REQUIRE(clean.exit_code == 0);
-  CHECK(clean.err.find("guard: scope and source scan passed") != std::string::npos);
+  CHECK(clean.err.find("guard: scope, source and compiled-code scans passed") != std::string::npos);
 
   const int line = plant_getenv(repo);
   const std::string where = "kernel.cpp:" + std::to_string(line);

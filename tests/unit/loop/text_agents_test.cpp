@@ -243,3 +243,16 @@ TEST_CASE("a harness restart after a keep brings the best back, whatever was cle
   CHECK(fin[0]["remeasured"] == true);
   CHECK(fin[0]["speedup_vs_baseline"].get<double>() == Approx(1.0 / 0.7).epsilon(0.01));
 }
+
+// An editable file turned into a symbolic link would build whatever it points
+// at (the oracle, a file outside the repository) under the editable name.
+TEST_CASE("an agent that turns an editable file into a symlink is refused") {
+  Fixture f;
+  std::string cmd = agent_script(f, R"(1) rm "$k"; ln -s problem.cpp "$k";;)");
+  run_loop(f.world, command_request(f, cmd));
+  auto c = by_id(f.lines());
+  REQUIRE(c.count(1));
+  CHECK(c[1]["decision"] == "rejected_by_guard");
+  CHECK(c[1]["reason"].get<std::string>().find("symbolic link") != std::string::npos);
+  CHECK_FALSE(fs::is_symlink(worktree(f) / "kernels/toy/kernel.cpp"));
+}
