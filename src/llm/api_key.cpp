@@ -1,5 +1,7 @@
 #include "autoresearch/llm/api_key.h"
 
+#include "autoresearch/util/redact.h"
+
 #include <cctype>
 #include <cstdlib>
 
@@ -37,19 +39,9 @@ std::string redact_secrets(std::string text, const std::string& key) {
       text.replace(at, key.size(), kRedacted);
     }
   }
-  // Key-shaped tokens: providers echo (partly masked) keys in 401 messages,
-  // e.g. "Incorrect API key provided: sk-proj-****abcd".
-  auto key_char = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '*' || c == '.';
-  };
-  for (size_t at = text.find("sk-"); at != std::string::npos; at = text.find("sk-", at + 1)) {
-    if (at > 0 && key_char(text[at - 1]) && text[at - 1] != '.') continue;  // inside a word
-    size_t end = at + 3;
-    while (end < text.size() && key_char(text[end])) ++end;
-    while (end > at + 3 && text[end - 1] == '.') --end;  // a sentence's full stop
-    if (end - at >= 8) text.replace(at, end - at, kRedacted);
-  }
-  return text;
+  // Then what any text from outside gets: the environment's secrets and
+  // key-shaped tokens (providers echo masked keys in their 401 messages).
+  return redact_secrets(std::move(text));
 }
 
 }  // namespace ar

@@ -8,7 +8,8 @@ namespace ar {
 
 // Replaces every occurrence of the value of a secret-looking environment
 // variable (its name contains KEY, TOKEN, SECRET or PASSWORD; the value is at
-// least 8 characters) with "[redacted $NAME]".
+// least 8 characters) with "[redacted $NAME]", and key-shaped tokens
+// ("sk-...", as providers echo them, masked or not) with "[redacted]".
 std::string redact_secrets(std::string text);
 
 }  // namespace ar

@@ -14,6 +14,8 @@ TEST_CASE("values of secret-looking environment variables never pass through") {
   CHECK(out.find("[redacted $AR_TEST_API_KEY]") != std::string::npos);
   CHECK(out.find("short stays") != std::string::npos);
   CHECK(redact_secrets("") == "");
+  CHECK(redact_secrets("Incorrect API key provided: sk-proj-****abcd.") == "Incorrect API key provided: [redacted].");
+  CHECK(redact_secrets("task-scheduler") == "task-scheduler");   // "sk-" inside a word is not a key
   unsetenv("AR_TEST_API_KEY");
   unsetenv("AR_TEST_PLAIN");
   unsetenv("AR_TEST_TOKEN");
