@@ -246,6 +246,7 @@ class CandidateRun {
     auto changed = ctx_.git->changed_files(ctx_.package_prefix);
     rec_["files"] = changed;
     rec_["diff"] = ctx_.git->diff();
+    mark_in_flight(ctx_, id_, rec_);   // a run killed from here on leaves this diff for the resume
     if (p_.idea.empty()) p_.idea = "edit: " + summarize_diff(rec_["diff"].get<std::string>());
     if (changed.empty() && p_.changes_source()) {
       finish(Decision::AgentError, "the agent changed nothing");
@@ -279,7 +280,7 @@ class CandidateRun {
       return false;
     }
     artifact_ = b.artifact;
-    return load_candidate();
+    return true;
   }
 
   bool load_candidate() {
@@ -293,13 +294,14 @@ class CandidateRun {
   }
 
   // The judged steps, once more in a fresh harness when the harness was killed
-  // from outside (the OOM killer, an administrator): such a death says nothing
-  // about the candidate, so it is neither blamed nor cached.
+  // from outside (the OOM killer, an administrator), whether while it waited or
+  // while it worked: such a death says nothing about the candidate, so it is
+  // neither blamed nor cached.
   bool judge() {
     for (int attempt = 0;; ++attempt) {
       killed_outside_.clear();
-      bool ok = verify(ctx_.quick(), "quick") && tune_each() && screen() && verify_rest() && measure_full() &&
-                sanitize();
+      bool ok = load_candidate() && verify(ctx_.quick(), "quick") && tune_each() && screen() && verify_rest() &&
+                measure_full() && sanitize();
       if (ok) return true;
       if (killed_outside_.empty()) return false;
       std::string err;
@@ -316,7 +318,6 @@ class CandidateRun {
       rec_["retried"] = killed_outside_;
       for (const char* k : {"verify", "tune_each", "screen", "bench", "confirm", "speedup", "speedup_ci"}) rec_.erase(k);
       sweep_.reset();
-      if (!load_candidate()) return false;
     }
   }
 

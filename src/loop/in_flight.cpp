@@ -19,7 +19,7 @@ fs::path marker(const RunContext& ctx) { return ctx.run_dir / "in_flight.json"; 
 void mark_in_flight(const RunContext& ctx, int id, const nlohmann::json& record) {
   if (ctx.run_dir.empty()) return;
   nlohmann::json m = {{"id", id}};
-  for (const char* k : {"started", "agent", "model", "idea", "tunables", "base"})
+  for (const char* k : {"started", "agent", "model", "idea", "tunables", "base", "phase", "files", "diff"})
     if (record.contains(k)) m[k] = record[k];
   try {
     write_file_atomic(marker(ctx), m.dump() + "\n");
@@ -53,11 +53,15 @@ void log_abandoned_candidate(RunContext& ctx, int last_logged_id) {
                      "abandoned on resume";
     line["finished"] = ctx.world.clock->now_iso8601();
     line["commit"] = nullptr;
-    try {
-      line["diff"] = ctx.git->diff();
-      line["files"] = ctx.git->changed_files(ctx.package_prefix);
-    } catch (const std::exception& e) {
-      line["diff_error"] = e.what();
+    // The diff the candidate was judged with, else what the worktree holds
+    // (a kill while the agent was still editing).
+    if (!m.contains("diff") || m["diff"].get<std::string>().empty()) {
+      try {
+        line["diff"] = ctx.git->diff();
+        line["files"] = ctx.git->changed_files(ctx.package_prefix);
+      } catch (const std::exception& e) {
+        line["diff_error"] = e.what();
+      }
     }
     ctx.log->append(line);
     ctx.out().event(fmt::format("#{} abandoned — {} — the run was killed while it was judged", id,

@@ -157,9 +157,16 @@ class Loop {
       a.pack = &*pack;
       ctx_.out().status(fmt::format("{} #{} asking the agent ({})", ctx_.status_prefix(), a.iteration,
                                     ctx_.agent->name()));
+      // A text agent edits the worktree for minutes: a run killed meanwhile
+      // still has a record of the candidate, and the resume logs its diff.
+      mark_in_flight(ctx_, a.iteration, {{"agent", ctx_.agent->name()}, {"phase", "proposing"},
+                                         {"started", ctx_.world.clock->now_iso8601()}});
     }
     auto proposals = ctx_.agent->propose(a, ctx_.agent->proposes_tunables_only() ? jobs_ : 1);
-    if (proposals.empty()) return false;
+    if (proposals.empty()) {
+      clear_in_flight(ctx_);
+      return false;
+    }
     for (auto& pr : proposals) enqueue(std::move(pr));
     return true;
   }

@@ -37,7 +37,9 @@ class ProcessHarness : public Harness {
     HarnessReply r;
     if (!chan_ || !chan_->alive()) {
       r.status = HarnessReply::Status::Crashed;
-      r.message = "the harness is not running" + tail();
+      // Dead before this call (killed while idle, e.g. by the OOM killer): how it died says whose fault it was.
+      if (chan_) r.signal = chan_->exit_signal();
+      r.message = "the harness is not running (" + ended() + ")" + tail();
       return r;
     }
     if (!chan_->write_line(request.dump())) {
