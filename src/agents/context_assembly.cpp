@@ -83,6 +83,17 @@ std::string task_text(const PackInputs& in) {
   return out;
 }
 
+// Hidden workloads are never shown to an agent (SPEC §3): a failure on one is
+// reported without the details that would reveal its shape.
+std::string visible_reason(const std::string& reason) {
+  size_t at = reason.find("hidden-");
+  if (at == std::string::npos) return reason;
+  size_t colon = reason.rfind(':', at);
+  std::string stage = colon == std::string::npos ? "" : reason.substr(0, colon + 1) + " ";
+  return stage + "fails on a hidden workload (a shape drawn at random at verify time; its shape and the failing "
+                 "elements are not shown)";
+}
+
 std::string history_text(const PackInputs& in) {
   if (in.history.empty()) return "No experiments yet in this run.\n";
   size_t from = in.history.size() > static_cast<size_t>(std::max(0, in.history_limit))
@@ -106,7 +117,7 @@ std::string history_text(const PackInputs& in) {
     std::string speed = h.outcome.speedup ? fmt::format("{:.3f}x", *h.outcome.speedup) : "-";
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", h.id, h.agent, decision_name(h.outcome.decision),
                        speed, cell(h.diff_summary.empty() ? "tunables" : h.diff_summary, 60), cell(h.idea, 160),
-                       cell(h.outcome.reason, 220));
+                       cell(visible_reason(h.outcome.reason), 220));
   }
   return out;
 }
@@ -162,15 +173,15 @@ std::optional<fs::path> hardware_doc_for(const fs::path& home, const std::string
   return spec->doc_file;
 }
 
-std::vector<std::string> collect_ideas(const std::vector<std::string>& flags, const std::string& ideas_file) {
+std::vector<std::string> collect_ideas(const std::vector<std::string>& flags, const std::string& ideas_path) {
   std::vector<std::string> out;
   for (const auto& i : flags)
     if (!i.empty()) out.push_back(i);
-  if (ideas_file.empty()) return out;
+  if (ideas_path.empty()) return out;
   std::error_code ec;
-  if (!fs::is_regular_file(ideas_file, ec))
-    throw usage_error(fmt::format("--ideas-file {}: no such file", ideas_file));
-  std::istringstream in(read_file(ideas_file));
+  if (!fs::is_regular_file(ideas_path, ec))
+    throw usage_error(fmt::format("--ideas {}: no such file", ideas_path));
+  std::istringstream in(read_file(ideas_path));
   std::string line, para;
   auto flush = [&] {
     while (!para.empty() && (para.back() == ' ' || para.back() == '\n')) para.pop_back();
@@ -253,7 +264,7 @@ ContextPack assemble_context_pack(const PackInputs& in) {
   nlohmann::json history = nlohmann::json::array();
   for (const auto& h : in.history) {
     nlohmann::json j = {{"id", h.id}, {"agent", h.agent}, {"idea", h.idea}, {"decision", decision_name(h.outcome.decision)},
-                        {"reason", h.outcome.reason}, {"tunables", h.tunables}, {"change", h.diff_summary}};
+                        {"reason", visible_reason(h.outcome.reason)}, {"tunables", h.tunables}, {"change", h.diff_summary}};
     if (h.outcome.speedup) j["speedup"] = *h.outcome.speedup;
     history.push_back(j);
   }

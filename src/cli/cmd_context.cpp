@@ -61,7 +61,7 @@ ContextPack pack_for_package(World& world, const RunConfig& cfg, bool build) {
   in.goal = parse_goal(cfg.goal);
   in.iteration = 1;
   in.incumbent_tunables = read_tunables_file(m, m.dir / m.tunables_file);
-  in.ideas = collect_ideas(cfg.idea, cfg.ideas_file);
+  in.ideas = collect_ideas(cfg.idea, cfg.ideas);
   in.history_limit = cfg.history;
   if (build) {
     // Compiler feedback is part of what an agent is told; it needs a build.
@@ -84,7 +84,7 @@ ContextPack pack_for_package(World& world, const RunConfig& cfg, bool build) {
 
 CommandAction add_context_command(CLI::App& sub) {
   auto a = std::make_shared<ContextArgs>();
-  add_config_flags(sub, a->f, {"kernel", "goal", "idea", "ideas_file", "history", "gpu"});
+  add_config_flags(sub, a->f, {"kernel", "goal", "idea", "ideas", "history", "gpu"});
   sub.add_option("--run", a->run, "the pack a run's agent received last (a run id, as `autoresearch runs` lists)");
   sub.add_flag("--json", a->json, "the pack as JSON (what pack.json holds) on stdout");
   sub.add_flag("--no-build", a->no_build, "skip the build that gives the compiler's report");

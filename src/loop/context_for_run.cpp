@@ -54,7 +54,7 @@ ContextPack context_pack_for(RunContext& ctx, int iteration) {
   in.incumbent_id = ctx.incumbent.candidate_id;
   in.iteration = iteration;
   in.incumbent_tunables = ctx.incumbent.tunables;
-  in.ideas = collect_ideas(ctx.cfg.idea, ctx.cfg.ideas_file);
+  in.ideas = collect_ideas(ctx.cfg.idea, ctx.cfg.ideas);
   in.history = ctx.history;
   in.history_limit = ctx.cfg.history;
   in.incumbent_build = ctx.incumbent_build;

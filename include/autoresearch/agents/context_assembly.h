@@ -45,7 +45,7 @@ std::optional<std::filesystem::path> hardware_doc_for(const std::filesystem::pat
                                                       const std::string& device_name, Backend backend);
 
 // Ideas from --idea values and an ideas file (paragraphs separated by blank lines).
-std::vector<std::string> collect_ideas(const std::vector<std::string>& flags, const std::string& ideas_file);
+std::vector<std::string> collect_ideas(const std::vector<std::string>& flags, const std::string& ideas_path);
 
 // "kernel.cu +12 -3, tunables.json +1 -1" from a unified diff.
 std::string summarize_diff(const std::string& diff);

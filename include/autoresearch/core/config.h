@@ -49,7 +49,7 @@ struct RunConfig {
   bool cache = true;                  // skip configurations measured before
   // text agents (SPEC §5): what they are told, and how they are reached
   std::vector<std::string> idea;      // the human's ideas, one sentence each (--idea, repeatable)
-  std::string ideas_file;             // a file of ideas (one per paragraph)
+  std::string ideas;                  // a file of ideas (one per paragraph): --ideas FILE
   int history = 12;                   // past experiments in the context pack
   int tune_each = 0;                  // hybrid: tuner settings tried per text candidate before judging
   bool profile = true;                // an ncu profile of the incumbent in the context pack, where ncu works
@@ -108,7 +108,7 @@ struct RunConfig {
     v("keep_failed_builds", keep_failed_builds, "build folders kept for the last N failed candidates");
     v("cache", cache, "never re-measure a configuration found in the result cache");
     v("idea", idea, "an idea for the text agents, one sentence (repeatable)");
-    v("ideas_file", ideas_file, "a file of ideas for the text agents (paragraphs)");
+    v("ideas", ideas, "a file of ideas for the text agents (paragraphs)");
     v("history", history, "past experiments shown to text agents");
     v("tune_each", tune_each, "hybrid: tuner settings tried on each text candidate before it is judged (0: none)");
     v("profile", profile, "give text agents an ncu profile of the best kernel, where ncu works");

@@ -130,3 +130,18 @@ TEST_CASE("the command agent's command line and idea") {
   CHECK(std::find(argv.begin(), argv.end(), "--unshare-pid") != argv.end());
   CHECK(std::find(argv.begin(), argv.end(), "--die-with-parent") != argv.end());
 }
+
+TEST_CASE("a failure on a hidden workload is reported without its shape") {
+  Manifest m = sparse_mla();
+  PackInputs in = inputs(m);
+  ExperimentSummary h;
+  h.id = 7;
+  h.outcome.decision = Decision::Wrong;
+  h.outcome.reason = "verify all and hidden: wrong on hidden-2: out: 12 elements outside tolerance; first out[3,0,15,5]=nan";
+  in.history = {h};
+  ContextPack pack = assemble_context_pack(in);
+  std::string text = pack.find("history.md")->text + pack.to_json().dump();
+  CHECK(text.find("hidden workload") != std::string::npos);
+  CHECK(text.find("out[3,0,15,5]") == std::string::npos);
+  CHECK(text.find("12 elements") == std::string::npos);
+}
