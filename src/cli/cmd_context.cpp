@@ -96,6 +96,9 @@ CommandAction add_context_command(CLI::App& sub) {
     ContextPack pack;
     if (!a->run.empty()) {
       fs::path file = paths.run_dir(a->run) / "context" / "pack.json";
+      if (!fs::exists(paths.run_dir(a->run)))
+        throw usage_error(fmt::format("no run '{}' under {} (`autoresearch runs` lists them)", a->run,
+                                      paths.runs().string()));
       if (!fs::exists(file))
         throw usage_error(fmt::format("run {} has no context pack ({} is missing: its agent is the tuner, or it has "
                                       "not proposed yet)",
