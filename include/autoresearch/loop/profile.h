@@ -23,6 +23,7 @@ struct ProfileRequest {
   std::filesystem::path harness_exe;
   std::filesystem::path artifact;
   std::filesystem::path work_dir;       // ncu's log goes here
+  std::string workload;                 // empty: the smallest timed workload (the agents' default)
   int gpu = 0;
   double timeout_s = 300;
   const std::atomic<bool>* cancel = nullptr;
