@@ -11,6 +11,12 @@
 # (an earlier one it builds on was not kept) changes nothing, which the loop
 # logs as an agent error with git's reason. After the last patch: exit 3,
 # "nothing left to try".
+#
+# A patch may come with NAME.sets beside it (NAME.patch -> NAME.sets): lines
+# TUNABLE=VALUE for the package's tunables file, the configuration the idea is
+# meant for (--tune-each then sweeps around it). PACKAGE in the .sets file's
+# first line "# package: DIR" names the package folder (default: the folder of
+# the patch's first file).
 set -uo pipefail
 dir=${1:?usage: apply_ideas.sh DIR_OF_PATCHES}
 case "$dir" in /*) ;; *) dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/$dir" ;; esac
@@ -27,5 +33,23 @@ echo "$idea" > "$AUTORESEARCH_CONTEXT_DIR/idea.txt"
 cd "$AUTORESEARCH_WORKTREE"
 if ! git apply --whitespace=nowarn "$patch"; then
   echo "$(basename "$patch") does not apply to the current best (it builds on a change that was not kept)" >&2
+  exit 0
 fi
+sets=${patch%.patch}.sets
+[ -f "$sets" ] || exit 0
+pkg=$(sed -n '1s/^# package: //p' "$sets")
+[ -n "$pkg" ] || pkg=$(dirname "$(sed -n 's#^+++ b/##p' "$patch" | head -1)")
+file="$pkg/tunables.json"
+[ -f "$file" ] || echo '{}' > "$file"
+# The file is the tool's own JSON: one "NAME": value per line (or {} when empty).
+while IFS='=' read -r name value; do
+  case "$name" in ''|'#'*) continue ;; esac
+  if grep -q "\"$name\":" "$file"; then
+    sed -i "s/\"$name\": *-\{0,1\}[0-9]*/\"$name\": $value/" "$file"
+  elif grep -q '^{}$' "$file"; then
+    printf '{\n  "%s": %s\n}\n' "$name" "$value" > "$file"
+  else
+    sed -i "0,/^{/s//{\n  \"$name\": $value,/" "$file"
+  fi
+done < "$sets"
 exit 0

@@ -5,7 +5,7 @@
 # the wgmma probe checks the descriptor layout of the wgmma idea on its own.
 # The console, log, table and branch go under $OUT.
 #
-#   AUTORESEARCH=./build/autoresearch TAG=ideas2 TUNE_EACH=8 scripts/ideas_run.sh
+#   AUTORESEARCH=./build/autoresearch TAG=ideas2 TUNE_EACH=8 [EXTRA_ARGS="--max-hours 0.1"] scripts/ideas_run.sh
 set -uo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 AR=${AUTORESEARCH:-$REPO/build/autoresearch}
@@ -22,13 +22,13 @@ for p in scripts/ideas/sparse_mla/*.patch; do
 done
 if nvcc -gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 -w -I"$probe_dir" -I include \
      tests/gpu/wgmma_probe.cu -o "$probe_dir/probe" 2> "$probe_dir/probe.err"; then
-  "$probe_dir/probe" | tee "$OUT_DIR/wgmma_probe.txt"
+  for c in 0 1 2 3; do "$probe_dir/probe" $c; done 2>&1 | tee "$OUT_DIR/wgmma_probe.txt"   # one process per case
 else
   head -20 "$probe_dir/probe.err" | tee "$OUT_DIR/wgmma_probe.txt"
 fi
 
 "$AR" run --kernel sparse_mla --agent command --agent-cmd "bash scripts/apply_ideas.sh scripts/ideas/sparse_mla" \
-  --tune-each "$TUNE_EACH" --tag "$TAG" --plateau 0 --goal 2x --profile false 2>&1 | tee "$OUT_DIR/$TAG.console.txt"
+  --tune-each "$TUNE_EACH" --tag "$TAG" --plateau 0 --goal 2x --profile false ${EXTRA_ARGS:-} 2>&1 | tee "$OUT_DIR/$TAG.console.txt"
 run_dir=.autoresearch/runs/sparse_mla-$TAG
 gzip -c "$run_dir/experiments.jsonl" > "$OUT_DIR/$TAG.experiments.jsonl.gz" 2>/dev/null
 "$AR" log "sparse_mla-$TAG" > "$OUT_DIR/$TAG.log.txt" 2>&1
