@@ -14,7 +14,8 @@ TAG=${TAG:-ideas-$(date +%H%M%S)}
 TUNE_EACH=${TUNE_EACH:-8}
 cd "$REPO"
 
-# The probe, against the package with every prepared patch applied.
+# The probe, against the package with every prepared patch applied (PROBE=0 skips it).
+[ "${PROBE:-1}" = 1 ] && {
 probe_dir=$(mktemp -d)
 cp kernels/sparse_mla/*.cu kernels/sparse_mla/*.h "$probe_dir"/
 for p in scripts/ideas/sparse_mla/*.patch; do
@@ -26,6 +27,7 @@ if nvcc -gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 -w -I"$probe_dir" -
 else
   head -20 "$probe_dir/probe.err" | tee "$OUT_DIR/wgmma_probe.txt"
 fi
+}
 
 "$AR" run --kernel sparse_mla --agent command --agent-cmd "bash scripts/apply_ideas.sh scripts/ideas/sparse_mla" \
   --tune-each "$TUNE_EACH" --tag "$TAG" --plateau 0 --goal 2x --profile false ${EXTRA_ARGS:-} 2>&1 | tee "$OUT_DIR/$TAG.console.txt"
