@@ -32,15 +32,6 @@ std::string min_gain_text(const KeepRuleConfig& cfg) {
   return fmt::format("the min-gain ({})", gain(gain_bar(cfg)));
 }
 
-// The first workload that is slower beyond the margin *and* significantly so;
-// a noisy workload whose CI still reaches 1 is not held against the candidate.
-const WorkloadComparison* significant_regression(const Comparison& c, double margin) {
-  for (const WorkloadComparison& w : c.workloads) {
-    if (w.ratio < 1 - margin && w.ratio_ci_high < 1) return &w;
-  }
-  return nullptr;
-}
-
 // How far the confirming re-run is from the full measurement, and whether the
 // gap is larger than their two CIs make plausible (|z| > 1.96 on the log scale):
 // repeated measurements that disagree beyond their CIs are the between-run
@@ -57,6 +48,14 @@ std::string disagreement(const Comparison& full, const Comparison& confirm) {
 }
 
 }  // namespace
+
+// A noisy workload whose CI still reaches 1 is not held against the candidate.
+const WorkloadComparison* significant_regression(const Comparison& c, double margin) {
+  for (const WorkloadComparison& w : c.workloads) {
+    if (w.ratio < 1 - margin && w.ratio_ci_high < 1) return &w;
+  }
+  return nullptr;
+}
 
 double noise_bar(const KeepRuleConfig& cfg, double aa_half_width) {
   return 1 + cfg.aa_factor * aa_half_width;

@@ -7,6 +7,9 @@
 // verified on the quick workloads and screened against the incumbent. The
 // fastest verified setting, the candidate as proposed included, goes on to the
 // full judgement; the sweep's screen of it stands as the candidate's screen.
+// A setting that slows a quick workload beyond the keep rule's regression
+// margin cannot be kept, however good its geomean: it wins the sweep only if
+// no setting without such a regression was found.
 #include <future>
 
 #include <fmt/format.h>
@@ -25,7 +28,15 @@ struct Setting {
   fs::path artifact;
   std::optional<MeasureOutcome> screen;
   double quick_us = 0;
+  std::string regression;   // the quick workload it slows beyond the margin, if any
 };
+
+// The sweep's order: a setting the keep rule could accept beats one it cannot;
+// then the faster geomean.
+bool better(const Setting& a, const Setting& b) {
+  if (a.regression.empty() != b.regression.empty()) return a.regression.empty();
+  return a.quick_us < b.quick_us;
+}
 
 std::string change_text(const Manifest& m, const Tunables& from, const Tunables& to) {
   std::string out;
@@ -49,8 +60,8 @@ class Sweep {
     // The candidate as proposed: already built, loaded and verified on the quick set.
     auto first = screen(kCandidateSlot);
     if (!first) return std::move(out_);
-    Setting start{proposed_, proposed_artifact, *first, geomean_us(*first, true)};
-    record(start.tunables, "screened", start.quick_us, first->comparison.speedup);
+    Setting start{proposed_, proposed_artifact, *first, geomean_us(*first, true), regression_in(*first)};
+    record(start.tunables, "screened", start.quick_us, first->comparison.speedup, start.regression);
     best_ = start;
     observe(start.tunables, Decision::Discard, start.quick_us);
 
@@ -151,15 +162,21 @@ class Sweep {
       return failed(t, step_status_name(v.status), v.reason, v.status == StepStatus::Wrong ? Decision::Wrong : Decision::Crash);
     auto s = screen(kSweepSlot);
     if (!s) return failed(t, "screen failed", "", Decision::Crash);
-    double us = geomean_us(*s, true);
-    record(t, "screened", us, s->comparison.speedup);
-    observe(t, Decision::Discard, us);
-    if (best_ && us >= best_->quick_us) return;
+    Setting candidate{t, pb.build.artifact, *s, geomean_us(*s, true), regression_in(*s)};
+    record(t, "screened", candidate.quick_us, s->comparison.speedup, candidate.regression);
+    observe(t, Decision::Discard, candidate.quick_us);
+    if (best_ && !better(candidate, *best_)) return;
     // Keep the artifact: the build folder of a setting is reused by the next round.
     fs::path kept = ctx_.builds_dir() / std::to_string(id_) / ("best" + pb.build.artifact.extension().string());
     std::error_code ec;
     fs::copy_file(pb.build.artifact, kept, fs::copy_options::overwrite_existing, ec);
-    best_ = Setting{t, ec ? pb.build.artifact : kept, *s, us};
+    candidate.artifact = ec ? pb.build.artifact : kept;
+    best_ = std::move(candidate);
+  }
+
+  std::string regression_in(const MeasureOutcome& s) const {
+    const WorkloadComparison* w = significant_regression(s.comparison, ctx_.rule.regression_margin);
+    return w ? fmt::format("regresses {} by {:.1f}%", w->workload, (1 / w->ratio - 1) * 100) : "";
   }
 
   RunContext& ctx_;

@@ -40,6 +40,9 @@ struct Verdict {
   double threshold = 1;     // keep_threshold(): the larger bar, for display
 };
 
+// The first workload slower than 1 - margin *and* significantly so, or null.
+const WorkloadComparison* significant_regression(const Comparison& c, double margin);
+
 // The two bars, as speedups (1.01 = 1% faster).
 double noise_bar(const KeepRuleConfig& cfg, double aa_half_width);
 double gain_bar(const KeepRuleConfig& cfg);

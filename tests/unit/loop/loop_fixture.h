@@ -28,11 +28,14 @@ struct Model {
   bool fast = false;    // the source says FAST: 0.7x the time
   bool wrong = false;   // X = 3, or the source says WRONG
   bool crash = false;   // the source says CRASH: the harness dies in its verify
+  bool skew = false;    // the source says SKEW: X = 2 halves workload n = 1 and slows n = 2 by 20%
 };
 
-// Times in µs by the value of X that the artifact was built with, and the source.
-inline double model_us(const Model& m) {
+// Times in µs by the value of X that the artifact was built with, the source,
+// and the workload's parameter n.
+inline double model_us(const Model& m, int n = 1) {
   double t = m.x == 1 ? 90 : m.x == 2 ? 80 : 100;
+  if (m.skew && m.x == 2) t = n == 1 ? 50 : 120;
   return m.fast ? t * 0.7 : t;
 }
 
@@ -58,6 +61,7 @@ class ScriptedHarness : public Harness {
       m.fast = text.find("FAST") != std::string::npos;
       m.wrong = m.x == 3 || text.find("WRONG") != std::string::npos;
       m.crash = text.find("CRASH") != std::string::npos;
+      m.skew = text.find("SKEW") != std::string::npos;
       slots_[req["slot"]] = m;
       r.body = {{"ok", true}};
     } else if ((cmd == "verify" || cmd == "bench") && !loaded(req)) {
@@ -93,7 +97,8 @@ class ScriptedHarness : public Harness {
       nlohmann::json samples = nlohmann::json::object();
       for (const auto& slot : req["slots"]) {
         std::vector<double> v;
-        for (int i = 0; i < n; ++i) v.push_back(model_us(slots_[slot]) * (1 + 0.002 * noise_(rng_)));
+        const int wn = req.contains("workload") ? req["workload"]["params"].value("n", 1) : 1;
+        for (int i = 0; i < n; ++i) v.push_back(model_us(slots_[slot], wn) * (1 + 0.002 * noise_(rng_)));
         samples[slot.get<std::string>()] = v;
       }
       r.body = {{"ok", true}, {"samples", samples}, {"rounds", n}, {"seconds", 0.05}};

@@ -112,6 +112,29 @@ TEST_CASE("--tune-each sweeps a text candidate's tunables and judges the best se
   CHECK(nlohmann::json::parse(committed)["X"] == 2);
 }
 
+TEST_CASE("--tune-each never picks a setting that slows a quick workload beyond the margin") {
+  Fixture f;
+  // Both workloads quick: the sweep's screen sees the regression.
+  fs::path manifest = f.dir.path() / "kernels/toy/manifest.json";
+  std::string text = read_file(manifest);
+  text.replace(text.find(R"("params": {"n": 2}, "timed": true)"), 33, R"("params": {"n": 2}, "quick": true, "timed": true)");
+  std::ofstream(manifest) << text;
+  f.git({"commit", "-qam", "both quick"});
+  // With SKEW, X = 2 has the best geomean (50 and 120 µs against 100 and 100)
+  // but slows w2 by 20%; X = 1 is 10% faster on both.
+  std::string cmd = agent_script(f, R"(1) echo "// SKEW" >> "$k";;)");
+  int code = run_loop(f.world, command_request(f, cmd, {{"tune_each", 3}}));
+  CHECK(code == kExitStopped);
+  auto c = by_id(f.lines());
+  REQUIRE(c.count(1));
+  CHECK(c[1]["tunables"]["X"] == 1);
+  CHECK(c[1]["decision"] == "keep");
+  bool regression_noted = false;
+  for (const auto& s : c[1]["tune_each"])
+    if (s["tunables"]["X"] == 2) regression_noted = s.value("reason", "").find("regresses w2") != std::string::npos;
+  CHECK(regression_noted);
+}
+
 TEST_CASE("an agent command that cannot run stops the run with exit 4; one that keeps failing too") {
   SECTION("not found") {
     Fixture f;
