@@ -4,6 +4,8 @@
 #include <fstream>
 #include <iostream>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "autoresearch/core/paths.h"
@@ -12,6 +14,7 @@
 #include "autoresearch/ui/printer.h"
 #include "autoresearch/util/errors.h"
 #include "autoresearch/util/fs.h"
+#include "autoresearch/util/subprocess.h"
 #include "commands.h"
 #include "run_admin.h"
 
@@ -28,15 +31,36 @@ struct ReportArgs {
   std::string out;
 };
 
-// A committed result is often gzip'ed; the driver links no zlib, so it says how to unpack it.
-void refuse_compressed(const fs::path& file) {
+bool gzip_compressed(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   char magic[2] = {0, 0};
   in.read(magic, 2);
-  if (in.gcount() == 2 && static_cast<unsigned char>(magic[0]) == 0x1f && static_cast<unsigned char>(magic[1]) == 0x8b)
-    throw usage_error(fmt::format("{} is gzip-compressed; unpack it first: zcat {} > /tmp/run.jsonl && "
-                                  "autoresearch report --log /tmp/run.jsonl",
-                                  file.string(), file.string()));
+  return in.gcount() == 2 && static_cast<unsigned char>(magic[0]) == 0x1f &&
+         static_cast<unsigned char>(magic[1]) == 0x8b;
+}
+
+// A committed result is gzip'ed (kernels/*/results/*.jsonl.gz). The driver
+// links no zlib: the system's gzip unpacks it into a private temporary file.
+LogContents read_any_log(const fs::path& file) {
+  if (!gzip_compressed(file)) return read_log(file);
+  ProcessSpec spec;
+  spec.argv = {"gzip", "-dc", file.string()};
+  spec.timeout = std::chrono::seconds(120);
+  spec.max_output_bytes = size_t{1} << 31;
+  ProcessResult unpacked = RealProcessRunner().run(spec);
+  if (!unpacked.ok())
+    throw usage_error(fmt::format("cannot unpack {} with gzip ({}): {}", file.string(), unpacked.describe(),
+                                  unpacked.spawn_failed ? unpacked.spawn_error : first_line(unpacked.err)));
+  const fs::path tmp = fs::temp_directory_path() / fmt::format("autoresearch-report-{}.jsonl", getpid());
+  write_file_atomic(tmp, unpacked.out);
+  try {
+    LogContents log = read_log(tmp);
+    fs::remove(tmp);
+    return log;
+  } catch (const Fatal& e) {
+    fs::remove(tmp);
+    throw usage_error(fmt::format("{} (unpacked from {})", e.what(), file.string()));
+  }
 }
 
 fs::path chosen_log(const ReportArgs& a) {
@@ -68,17 +92,16 @@ CommandAction add_report_command(CLI::App& sub) {
   sub.add_option("--log", a->log, "read this experiments.jsonl (e.g. a committed result); no repository needed");
   sub.add_option("--format", a->format, "text (default), md, csv (the per-workload table), json, or html")
       ->check(CLI::IsMember({"text", "md", "csv", "json", "html"}));
-  sub.add_option("--out", a->out, "write the report to FILE instead of stdout");
+  sub.add_option("-o,--out", a->out, "write the report to FILE instead of stdout");
   sub.footer(
       "Shows start -> best (the result as `log` states it), the per-workload table (µs, TFLOP/s, GB/s,\n"
       "% of roofline, speedup), the keep rate and decisions, where the wall time went, tokens and cost,\n"
       "and the commands that reproduce the best. --format html is one self-contained page (inline SVG,\n"
-      "no script, nothing fetched). A .jsonl.gz must be unpacked first (zcat FILE > run.jsonl).\n"
+      "no script, nothing fetched). A gzip-compressed log (a committed .jsonl.gz) is unpacked with gzip.\n"
       "Exit codes: 0; 2 no such run, or a log that cannot be read.");
   return [a] {
     const fs::path file = chosen_log(*a);
-    refuse_compressed(file);
-    const Report report = build_report(read_log(file));
+    const Report report = build_report(read_any_log(file));
     const std::string text = render(report, a->format);
     if (a->out.empty()) {
       std::cout << text;

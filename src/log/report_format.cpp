@@ -77,4 +77,38 @@ std::string cost_sentence(const Report& r) {
                      r.cost_estimated ? " (estimated: a model priced at the table's highest rates)" : "");
 }
 
+std::string winner_name(const ReportWinner& w) {
+  return w.candidate > 0 ? fmt::format("candidate #{}", w.candidate) : std::string("the start");
+}
+
+std::string winner_gain(const ReportWinner& w) {
+  if (!w.speedup || !w.best || *w.best <= 0) return "-";
+  return ratio(*w.speedup / *w.best);
+}
+
+std::string winners_sentence(const Report& r) {
+  int beaten = 0;
+  double most = 1;
+  std::string where;
+  for (const ReportWinner& w : r.winners) {
+    if (!w.speedup || !w.best || *w.best <= 0 || w.candidate == r.best_candidate) continue;
+    if (*w.speedup <= *w.best) continue;
+    ++beaten;
+    if (*w.speedup / *w.best > most) {
+      most = *w.speedup / *w.best;
+      where = w.workload;
+    }
+  }
+  if (beaten == 0)
+    return fmt::format("on none of the {} workloads did another verified candidate beat the best", r.winners.size());
+  return fmt::format("on {} of {} workloads another verified candidate beat the best (up to {} its speed, on {})",
+                     beaten, r.winners.size(), ratio(most), where);
+}
+
+std::string missing_phases_sentence(const Report& r) {
+  std::string s;
+  for (const auto& p : r.phases_missing) s += (s.empty() ? "" : ", ") + phase_label(p);
+  return s.empty() ? s : "not recorded in this log: " + s;
+}
+
 }  // namespace ar::report

@@ -29,4 +29,13 @@ std::string keep_sentence(const Report& r);
 // "tokens 1,234 in, 567 out; cost $0.12 (estimated)" / "no model calls (the tuner)".
 std::string cost_sentence(const Report& r);
 
+// "candidate #7" / "the start".
+std::string winner_name(const ReportWinner& w);
+// The winner's gain over the run's best on its workload: "1.042x" / "-".
+std::string winner_gain(const ReportWinner& w);
+// "on 3 of 12 workloads a verified candidate beat the best (by up to 4.2%, on b1_32k)".
+std::string winners_sentence(const Report& r);
+// "not recorded in this log: agent (proposing), sanitizer" / "".
+std::string missing_phases_sentence(const Report& r);
+
 }  // namespace ar::report

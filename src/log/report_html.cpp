@@ -146,16 +146,23 @@ std::string roofline_chart(const Report& r) {
     lo = std::min(lo, ai);
     hi = std::max(hi, ai);
     std::optional<double> ys, yb;
-    if (w.start_us) ys = *w.flops / (*w.start_us * 1e-6);
-    if (w.best_us) yb = *w.flops / (*w.best_us * 1e-6);
+    // TFLOP/s: the unit the tables use, and short tick labels.
+    if (w.start_us) ys = *w.flops / (*w.start_us * 1e-6) / 1e12;
+    if (w.best_us) yb = *w.flops / (*w.best_us * 1e-6) / 1e12;
     if (ys) start.points.push_back({ai, *ys, ""});
-    if (yb) best.points.push_back({ai, *yb, w.name});
+    // Workloads of one shape class sit on one spot: name the first only, so the labels stay legible.
+    bool crowded = false;
+    if (yb)
+      for (const svg::Point& p : best.points)
+        crowded = crowded || (!p.label.empty() && std::abs(std::log10(p.x / ai)) < 0.05 &&
+                              std::abs(std::log10(p.y / *yb)) < 0.05);
+    if (yb) best.points.push_back({ai, *yb, crowded ? std::string() : w.name});
     if (ys && yb) links.push_back({"", "#cfcfcf", svg::Series::Style::Line, false, 0, 1, false, {{ai, *ys, ""}, {ai, *yb, ""}}});
   }
   svg::Chart c;
   c.title = "roofline: achieved rate against arithmetic intensity";
   c.x_label = "arithmetic intensity (FLOP per byte)";
-  c.y_label = "achieved FLOP/s";
+  c.y_label = "achieved TFLOP/s";
   c.x_log = c.y_log = true;
   c.width = 1290;
   c.height = 440;
@@ -163,7 +170,7 @@ std::string roofline_chart(const Report& r) {
   if (peak > 0 && bw > 0 && hi > 0) {
     const double ridge = peak / bw;
     const double x0 = std::min(lo, ridge) / 4, x1 = std::max(hi, ridge) * 4;
-    ceiling.points = {{x0, x0 * bw, ""}, {ridge, peak, ""}, {x1, peak, ""}};
+    ceiling.points = {{x0, x0 * bw / 1e12, ""}, {ridge, peak / 1e12, ""}, {x1, peak / 1e12, ""}};
   }
   std::vector<svg::Series> all = links;
   for (auto* s : {&ceiling, &start, &best}) all.push_back(*s);
@@ -183,7 +190,7 @@ std::string decisions_chart(const Report& r) {
   for (size_t start = 0; start < n; start += window) {
     svg::StackColumn col;
     const size_t end = std::min(n, start + window);
-    col.label = window == 1 ? std::to_string(r.steps[start].id)
+    col.label = end - start == 1 ? std::to_string(r.steps[start].id)
                             : fmt::format("{}–{}", r.steps[start].id, r.steps[end - 1].id);
     col.counts.assign(names.size(), 0);
     for (size_t i = start; i < end; ++i)
@@ -213,6 +220,17 @@ std::string workload_table(const Report& r) {
            td(report::start_to_best(report::roofline_cell(w.start_at), report::roofline_cell(w.best_at)), true) +
            "</tr>";
   }
+  return out + "</table>";
+}
+
+std::string winners_table(const Report& r) {
+  std::string out = "<table><tr>" + th("workload", true) + th("fastest verified", true) + th("idea", true) +
+                    th("its µs") + th("its speedup") + th("the best's") + th("vs the best") +
+                    th("measured", true) + "</tr>";
+  for (const ReportWinner& w : r.winners)
+    out += "<tr>" + td(w.workload, true) + td(report::winner_name(w), true) + td(w.idea, true) +
+           td(report::micros(w.us)) + td(report::ratio(w.speedup)) + td(report::ratio(w.best)) +
+           td(report::winner_gain(w)) + td(w.measured.empty() ? "-" : w.measured, true) + "</tr>";
   return out + "</table>";
 }
 
@@ -271,11 +289,18 @@ std::string render_report_html(const Report& r) {
     out += "<p class=\"small\">Open circles: the start; filled: the best; one line per workload joins them.</p>";
   }
 
+  if (!r.winners.empty()) {
+    out += "<h2>per-workload winners</h2><p>" + escape(report::winners_sentence(r)) + "</p>" + winners_table(r) +
+           "<p class=\"small\">Speedups vs the start, chained from each candidate's interleaved ratio to its "
+           "incumbent on that workload. A screen is short: re-measure before dispatching.</p>\n";
+  }
+
   out += "<h2>decisions</h2><p>" + escape(report::keep_sentence(r)) + "</p><div class=\"charts\">" +
          decisions_chart(r) + "</div>" + counts_table(r) + "\n";
 
   out += "<h2>where the time went</h2><p>wall time " + escape(report::duration(r.wall_seconds)) + "; " +
          escape(r.phases_note) + "</p>" + time_table(r) + "\n";
+  if (!r.phases_missing.empty()) out += "<p class=\"small\">" + escape(report::missing_phases_sentence(r)) + "</p>\n";
 
   out += "<h2>tokens and cost</h2><p>" + escape(report::cost_sentence(r)) + "</p>\n";
 

@@ -11,11 +11,13 @@
 #include <cstdio>
 #include <ctime>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "autoresearch/core/decision.h"
 #include "json_fields.h"
+#include "report_winners.h"
 
 namespace ar {
 
@@ -193,34 +195,39 @@ double phase_seconds(const json& v) {
 // and `sanitizer.seconds` where logged. What they do not carry (git, the
 // tune-each sweep's builds, the sanitizer on older lines, the driver itself)
 // stays in the run's unattributed rest.
-void add_candidate_phases(const json& c, std::map<std::string, double>& out) {
+void add_candidate_phases(const json& c, std::map<std::string, double>& out, std::set<std::string>& seen) {
   const json* phases = field(c, {"phases"});
   if (phases && phases->is_object()) {
-    for (const auto& [name, v] : phases->items()) out[name] += phase_seconds(v);
+    for (const auto& [name, v] : phases->items()) {
+      out[name] += phase_seconds(v);
+      seen.insert(name);
+    }
     return;
   }
-  double agent = 0;
-  bool have_calls = false;
+  auto add = [&](const char* phase, std::optional<double> s) {
+    if (!s) return;
+    out[phase] += *s;
+    seen.insert(phase);
+  };
+  std::optional<double> agent;
   if (const json* calls = field(c, {"calls"}); calls && calls->is_array())
     for (const json& call : *calls)
-      if (auto s = number(call, {"seconds"})) {
-        agent += *s;
-        have_calls = true;
-      }
-  if (!have_calls) agent = number(c, {"agent_detail", "seconds"}).value_or(0);
-  out["agent"] += agent;
-  out["build"] += number(c, {"build", "seconds"}).value_or(0);
-  out["guard"] += number(c, {"build", "scan_seconds"}).value_or(0);
-  out["verify"] += number(c, {"verify", "seconds"}).value_or(0);
-  out["screen"] += number(c, {"screen", "gpu_seconds"}).value_or(0);
-  out["measure"] += number(c, {"bench", "gpu_seconds"}).value_or(0);
-  out["confirm"] += number(c, {"confirm", "gpu_seconds"}).value_or(0);
-  out["sanitizer"] += number(c, {"sanitizer", "seconds"}).value_or(0);
+      if (auto s = number(call, {"seconds"})) agent = agent.value_or(0) + *s;
+  if (!agent) agent = number(c, {"agent_detail", "seconds"});
+  add("agent", agent);
+  add("build", number(c, {"build", "seconds"}));
+  add("guard", number(c, {"build", "scan_seconds"}));
+  add("verify", number(c, {"verify", "seconds"}));
+  add("screen", number(c, {"screen", "gpu_seconds"}));
+  add("measure", number(c, {"bench", "gpu_seconds"}));
+  add("confirm", number(c, {"confirm", "gpu_seconds"}));
+  add("sanitizer", number(c, {"sanitizer", "seconds"}));
 }
 
 void read_time(const LogContents& log, Report& r) {
   std::map<std::string, double> phases;
   std::map<std::string, double> final_phases;
+  std::set<std::string> seen;
   double session_seconds = 0;
   bool have_sessions = false, explicit_phases = false;
   std::optional<double> first = epoch_seconds(text(log.header, {"started"})), last;
@@ -230,7 +237,7 @@ void read_time(const LogContents& log, Report& r) {
     if (auto t = epoch_seconds(text(line, {"finished"}))) last = t;
     if (type == "candidate") {
       explicit_phases = explicit_phases || field(line, {"phases"});
-      add_candidate_phases(line, phases);
+      add_candidate_phases(line, phases, seen);
     } else if (type == "aa") {
       phases["aa"] += number(line, {"gpu_seconds"}).value_or(0);
     } else if (type == "verify_baseline") {
@@ -243,7 +250,10 @@ void read_time(const LogContents& log, Report& r) {
       // A final line's own breakdown covers its whole session (A/A refreshes,
       // the re-measure at the end): it replaces the sum over that session.
       if (const json* p = field(line, {"phases"}); p && p->is_object())
-        for (const auto& [name, v] : p->items()) final_phases[name] += phase_seconds(v);
+        for (const auto& [name, v] : p->items()) {
+          final_phases[name] += phase_seconds(v);
+          seen.insert(name);
+        }
     }
   }
   if (have_sessions) r.wall_seconds = session_seconds;
@@ -262,6 +272,12 @@ void read_time(const LogContents& log, Report& r) {
   double attributed = 0;
   for (const auto& [name, s] : phases) attributed += s;
   if (r.wall_seconds > attributed) phases["unattributed"] += r.wall_seconds - attributed;
+  // Builds made ahead on spare cores run while another candidate is measured.
+  if (r.wall_seconds > 0 && attributed > r.wall_seconds * 1.01)
+    r.phases_note += fmt::format("; the phases add up to {:.0f}% of the wall time because some ran at once",
+                                 attributed / r.wall_seconds * 100);
+  for (const char* name : {"agent", "build", "verify", "screen", "measure", "confirm", "sanitizer"})
+    if (!seen.count(name)) r.phases_missing.push_back(name);
 
   for (const char* name : kPhaseOrder) {
     auto it = phases.find(name);
@@ -400,6 +416,7 @@ Report build_report(const LogContents& log) {
   read_workloads(log, r);
   read_time(log, r);
   read_reproduce(r);
+  r.winners = detail::per_workload_winners(log);
   if (log.torn_tail) r.notes.push_back("the log's last line was torn by a crash and is left out");
   if (!r.finished) r.notes.push_back("the log has no final line: the run is still going, or was killed");
   return r;

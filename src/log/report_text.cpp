@@ -1,5 +1,7 @@
 // The report as text: the terminal summary, Markdown, CSV and JSON. One
 // builder of tables for the first two, so a figure reads the same in both.
+#include <map>
+
 #include <fmt/format.h>
 
 #include "autoresearch/log/report_model.h"
@@ -70,6 +72,17 @@ Table workload_table(const Report& r) {
   return t;
 }
 
+Table winners_table(const Report& r) {
+  Table t{{"workload", "fastest verified", "idea", "its speedup", "the best's", "vs the best", "measured"},
+          {Align::Left, Align::Left, Align::Left, Align::Right, Align::Right, Align::Right, Align::Left},
+          {}};
+  for (const ReportWinner& w : r.winners)
+    t.rows.push_back({cell(w.workload), report::winner_name(w), cell(detail::truncate_to_width(detail::one_line(w.idea), 48)),
+                      report::ratio(w.speedup), report::ratio(w.best), report::winner_gain(w),
+                      w.measured.empty() ? "-" : w.measured});
+  return t;
+}
+
 Table decision_table(const Report& r) {
   Table t{{"decision", "candidates", "share"}, {Align::Left, Align::Right, Align::Right}, {}};
   const double n = static_cast<double>(r.steps.size());
@@ -128,6 +141,14 @@ std::string render(const Report& r, const Style& st) {
     out += (st.markdown ? "\n" : "") + st.para(peaks_line(r.roofline));
   }
 
+  if (!r.winners.empty()) {
+    out += st.heading("per-workload winners");
+    out += st.para(report::winners_sentence(r) +
+                   "; speedups vs the start, chained from each candidate's interleaved ratio to its incumbent "
+                   "(a screen is short: re-measure before dispatching)");
+    out += render_table(winners_table(r));
+  }
+
   out += st.heading("decisions");
   out += st.para(report::keep_sentence(r));
   if (!r.decisions.empty()) out += render_table(decision_table(r));
@@ -135,6 +156,7 @@ std::string render(const Report& r, const Style& st) {
   out += st.heading("where the time went");
   out += st.para("wall time " + report::duration(r.wall_seconds) + "; " + r.phases_note);
   if (!r.phases.empty()) out += render_table(time_table(r));
+  if (!r.phases_missing.empty()) out += (st.markdown ? "\n" : "") + st.para(report::missing_phases_sentence(r));
 
   out += st.heading("tokens and cost");
   out += st.para(report::cost_sentence(r));
@@ -179,7 +201,9 @@ std::string render_report_markdown(const Report& r) { return render(r, Style{tru
 std::string render_report_csv(const Report& r) {
   std::string out =
       "workload,start_us,best_us,speedup,ci_low,ci_high,flops,bytes,start_tflops,best_tflops,start_gbps,best_gbps,"
-      "start_pct_of_roofline,best_pct_of_roofline,bound\n";
+      "start_pct_of_roofline,best_pct_of_roofline,bound,winner_candidate,winner_speedup,winner_measured\n";
+  std::map<std::string, const ReportWinner*> winners;
+  for (const ReportWinner& w : r.winners) winners[w.workload] = &w;
   for (const ReportWorkload& w : r.workloads) {
     auto tflops = [&](const auto& p) { return p && w.flops ? csv_number(p->tflops) : std::string(); };
     auto gbps = [&](const auto& p) { return p && w.bytes ? csv_number(p->gbps) : std::string(); };
@@ -187,11 +211,14 @@ std::string render_report_csv(const Report& r) {
       return p && p->bound != "unknown" ? csv_number(p->pct_of_roofline) : std::string();
     };
     const std::string bound = w.best_at ? w.best_at->bound : w.start_at ? w.start_at->bound : "";
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(w.name), csv_number(w.start_us),
+    const ReportWinner* win = winners.count(w.name) ? winners[w.name] : nullptr;
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(w.name), csv_number(w.start_us),
                        csv_number(w.best_us), csv_number(w.ratio),
                        w.ratio_ci ? csv_number((*w.ratio_ci)[0]) : "", w.ratio_ci ? csv_number((*w.ratio_ci)[1]) : "",
                        csv_number(w.flops), csv_number(w.bytes), tflops(w.start_at), tflops(w.best_at),
-                       gbps(w.start_at), gbps(w.best_at), pct(w.start_at), pct(w.best_at), csv_field(bound));
+                       gbps(w.start_at), gbps(w.best_at), pct(w.start_at), pct(w.best_at), csv_field(bound),
+                       win ? std::to_string(win->candidate) : "", win ? csv_number(win->speedup) : "",
+                       win ? csv_field(win->measured) : "");
   }
   return out;
 }
@@ -215,6 +242,15 @@ json render_report_json(const Report& r) {
     phases.push_back({{"phase", p.name},
                       {"seconds", p.seconds},
                       {"share", r.wall_seconds > 0 ? json(p.seconds / r.wall_seconds) : json()}});
+  json winners = json::array();
+  for (const ReportWinner& w : r.winners)
+    winners.push_back({{"workload", w.workload},
+                       {"candidate", w.candidate},
+                       {"idea", w.idea},
+                       {"median_us", optional_json(w.us)},
+                       {"speedup", optional_json(w.speedup)},
+                       {"best_speedup", optional_json(w.best)},
+                       {"measured", w.measured}});
   json steps = json::array();
   for (const ReportStep& s : r.steps)
     steps.push_back({{"id", s.id},
@@ -251,6 +287,8 @@ json render_report_json(const Report& r) {
           {"wall_seconds", r.wall_seconds},
           {"phases", phases},
           {"phases_note", r.phases_note},
+          {"phases_missing", r.phases_missing},
+          {"winners", winners},
           {"tokens", {{"in", r.tokens_in}, {"out", r.tokens_out}}},
           {"cost_usd", r.cost_usd},
           {"cost_estimated", r.cost_estimated},

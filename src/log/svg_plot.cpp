@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -210,7 +211,7 @@ std::vector<double> linear_ticks(double lo, double hi, int target) {
     }
   for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) {
     // Round away float noise so "0.30000000000000004" prints as "0.3".
-    out.push_back(std::abs(t) < step * 1e-9 ? 0.0 : std::round(t / step) * step);
+    out.push_back(std::abs(t) < step * 1e-9 ? 0.0 : std::stod(fmt::format("{:.12g}", std::round(t / step) * step)));
     if (out.size() > 20) break;
   }
   return out;

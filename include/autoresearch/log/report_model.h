@@ -36,6 +36,19 @@ struct ReportStep {
   bool keep = false;
 };
 
+// The fastest verified candidate on one workload (what a per-workload dispatch
+// would pick). Speedups are chained estimates: each candidate's own interleaved
+// ratio against its incumbent on that workload, times the incumbent's.
+struct ReportWinner {
+  std::string workload;
+  int candidate = 0;                 // 0: no verified candidate beat the start here
+  std::string idea;
+  std::optional<double> us;          // the winner's median on this workload, as measured
+  std::optional<double> speedup;     // the winner vs the start on this workload
+  std::optional<double> best;        // the run's best vs the start on this workload, same chain
+  std::string measured;              // "full" or "screen": which measurement gave the figure
+};
+
 struct ReportCount {
   std::string name;
   int count = 0;
@@ -65,6 +78,9 @@ struct Report {
   double wall_seconds = 0;              // the sessions' wall time (final lines), else first to last line
   std::vector<ReportPhase> phases;      // where it went (see report_model.cpp for the fields read)
   std::string phases_note;              // what the breakdown is made of, and what it cannot see
+  std::vector<std::string> phases_missing;   // of agent, build, verify, screen, measure, confirm,
+                                             // sanitizer: those no line recorded a time for
+  std::vector<ReportWinner> winners;    // per workload, in the baseline's order; empty: no per-workload results
 
   long long tokens_in = 0, tokens_out = 0;
   double cost_usd = 0;
