@@ -22,6 +22,8 @@ std::string ratio_ci(const std::optional<std::array<double, 2>>& ci) {
 
 std::string rate(std::optional<double> v) {
   if (!v) return "-";
+  // A CPU package's TFLOP/s are thousandths: three significant digits, not "0.00".
+  if (*v < 1) return fmt::format("{:.3g}", *v);
   return *v < 10 ? fmt::format("{:.2f}", *v) : fmt::format("{:.1f}", *v);
 }
 
