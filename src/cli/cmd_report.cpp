@@ -80,7 +80,9 @@ std::string render(const Report& r, const std::string& format) {
   if (format == "text") return render_report_text(r, output_width(stdout));
   if (format == "md") return render_report_markdown(r);
   if (format == "csv") return render_report_csv(r);
-  if (format == "json") return render_report_json(r).dump(2) + "\n";
+  // Strings an agent wrote may hold bytes that are not UTF-8: replaced, never thrown on.
+  if (format == "json")
+    return render_report_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   return render_report_html(r);
 }
 

@@ -73,9 +73,23 @@ std::string keep_sentence(const Report& r) {
   return s;
 }
 
+namespace {
+
+// 1234567 -> "1,234,567": a night's token counts run to millions.
+std::string thousands(long long n) {
+  std::string digits = std::to_string(n < 0 ? -n : n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return (n < 0 ? "-" : "") + out;
+}
+
+}  // namespace
+
 std::string cost_sentence(const Report& r) {
   if (r.tokens_in == 0 && r.tokens_out == 0 && r.cost_usd == 0) return "no tokens spent, no cost";
-  return fmt::format("tokens {} in, {} out; cost ${:.2f}{}", r.tokens_in, r.tokens_out, r.cost_usd,
+  return fmt::format("tokens {} in, {} out; cost ${:.2f}{}", thousands(r.tokens_in), thousands(r.tokens_out), r.cost_usd,
                      r.cost_estimated ? " (estimated: a model priced at the table's highest rates)" : "");
 }
 

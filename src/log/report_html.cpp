@@ -169,7 +169,9 @@ std::string roofline_chart(const Report& r) {
   const double peak = r.roofline.peak_flops, bw = r.roofline.peak_bytes_per_s;
   if (peak > 0 && bw > 0 && hi > 0) {
     const double ridge = peak / bw;
-    const double x0 = std::min(lo, ridge) / 4, x1 = std::max(hi, ridge) * 4;
+    // From decade to decade, as the log axis is drawn: the ceilings span the whole chart.
+    const double x0 = std::pow(10.0, std::floor(std::log10(std::min(lo, ridge))));
+    const double x1 = std::pow(10.0, std::ceil(std::log10(std::max(hi, ridge) * 1.5)));
     ceiling.points = {{x0, x0 * bw / 1e12, ""}, {ridge, peak / 1e12, ""}, {x1, peak / 1e12, ""}};
   }
   std::vector<svg::Series> all = links;

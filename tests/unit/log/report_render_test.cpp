@@ -46,7 +46,7 @@ TEST_CASE("report text: the summary a user reads in the terminal") {
   CHECK(has(t, "candidate #2"));
   CHECK(has(t, "wall time 3m 00s"));
   CHECK(has(t, "not recorded in this log: sanitizer"));
-  CHECK(has(t, "tokens 1500 in, 300 out; cost $0.75 (estimated"));
+  CHECK(has(t, "tokens 1,500 in, 300 out; cost $0.75 (estimated"));
   CHECK(has(t, "  git worktree add ../k-1-best c1c1c1c1c1c1\n"));
   CHECK(has(t, "  cd ../k-1-best && autoresearch bench --kernel k\n"));
 }
