@@ -1,5 +1,5 @@
 #pragma once
-// What `runs`, `adopt` and `clean` share: finding a run by id, and git in the
+// What `runs`, `adopt`, `clean`, `log` and `report` share: finding a run, and git in the
 // user's own checkout (not the run's worktree), where only the paths of the
 // run's package are ever touched.
 #include <filesystem>
