@@ -4,7 +4,7 @@
 #include <fstream>
 #include <iostream>
 
-#include <unistd.h>
+#include <stdlib.h>
 
 #include <fmt/format.h>
 
@@ -51,15 +51,26 @@ LogContents read_any_log(const fs::path& file) {
   if (!unpacked.ok())
     throw usage_error(fmt::format("cannot unpack {} with gzip ({}): {}", file.string(), unpacked.describe(),
                                   unpacked.spawn_failed ? unpacked.spawn_error : first_line(unpacked.err)));
-  const fs::path tmp = fs::temp_directory_path() / fmt::format("autoresearch-report-{}.jsonl", getpid());
-  write_file_atomic(tmp, unpacked.out);
+  // A private folder (mkdtemp: 0700, a fresh name), so no other user can swap the file.
+  std::string dir = (fs::temp_directory_path() / "autoresearch-report-XXXXXX").string();
+  if (!mkdtemp(dir.data())) throw usage_error(fmt::format("cannot unpack {}: no temporary folder", file.string()));
+  const fs::path tmp = fs::path(dir) / kLogFileName;
+  auto cleanup = [&] {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  };
   try {
+    write_file_atomic(tmp, unpacked.out);
     LogContents log = read_log(tmp);
-    fs::remove(tmp);
+    cleanup();
     return log;
   } catch (const Fatal& e) {
-    fs::remove(tmp);
-    throw usage_error(fmt::format("{} (unpacked from {})", e.what(), file.string()));
+    cleanup();
+    // Name the file the user gave, not the temporary copy.
+    std::string message = e.what();
+    for (size_t at = message.find(tmp.string()); at != std::string::npos; at = message.find(tmp.string(), at))
+      message.replace(at, tmp.string().size(), file.string());
+    throw usage_error(message + " (read after unpacking it with gzip)");
   }
 }
 
