@@ -13,6 +13,7 @@
 #include "autoresearch/log/report_model.h"
 #include "autoresearch/ui/printer.h"
 #include "autoresearch/util/errors.h"
+#include "autoresearch/util/file_lock.h"
 #include "autoresearch/util/fs.h"
 #include "autoresearch/util/subprocess.h"
 #include "commands.h"
@@ -114,7 +115,9 @@ CommandAction add_report_command(CLI::App& sub) {
       "Exit codes: 0; 2 no such run, or a log that cannot be read.");
   return [a] {
     const fs::path file = chosen_log(*a);
-    const Report report = build_report(read_any_log(file));
+    Report report = build_report(read_any_log(file));
+    std::string holder;
+    if (FileLock::is_held(file.parent_path() / "lock", &holder)) mark_running(report, holder);
     const std::string text = render(report, a->format);
     if (a->out.empty()) {
       std::cout << text;

@@ -61,7 +61,8 @@ std::string ending_sentence(const Report& r) {
   if (r.finished) {
     if (!r.stop_reason.empty()) s += (s.empty() ? "" : "; ") + std::string("stopped: ") + r.stop_reason;
   } else {
-    s += (s.empty() ? "" : "; ") + std::string("no final line (still running, or killed)");
+    s += (s.empty() ? "" : "; ") +
+         std::string(r.running ? "still running" : "no final line (still running, or killed)");
   }
   return s;
 }

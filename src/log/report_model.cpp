@@ -7,6 +7,7 @@
 //                    measured interleaved at the end (`workloads`), the best commit, wall time
 #include "autoresearch/log/report_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -28,6 +29,8 @@ using detail::text;
 using nlohmann::json;
 
 namespace {
+
+constexpr const char* kNoFinalLine = "the log has no final line: the run is still going, or was killed";
 
 // "2026-11-30T16:04:12Z" (the clock's format, fractions allowed) -> seconds since the epoch, UTC.
 std::optional<double> epoch_seconds(const std::string& iso) {
@@ -418,8 +421,14 @@ Report build_report(const LogContents& log) {
   read_reproduce(r);
   r.winners = detail::per_workload_winners(log);
   if (log.torn_tail) r.notes.push_back("the log's last line was torn by a crash and is left out");
-  if (!r.finished) r.notes.push_back("the log has no final line: the run is still going, or was killed");
+  if (!r.finished) r.notes.push_back(kNoFinalLine);
   return r;
+}
+
+void mark_running(Report& r, const std::string& holder) {
+  r.running = true;
+  r.notes.erase(std::remove(r.notes.begin(), r.notes.end(), kNoFinalLine), r.notes.end());
+  r.notes.push_back("the run is still going (" + holder + "): this is how it stands now");
 }
 
 }  // namespace ar

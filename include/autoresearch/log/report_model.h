@@ -64,6 +64,7 @@ struct Report {
   double goal = 0;
   RunResult result;                  // current_result(): the one number `log` and `runs` print
   bool finished = false;             // a final line ends the log
+  bool running = false;              // its lock is held now (mark_running)
   bool goal_reached = false;
   std::string stop_reason;
 
@@ -94,6 +95,9 @@ struct Report {
 
 // Never throws on odd lines: a field missing, null or of another type is left out.
 Report build_report(const LogContents& log);
+// The run's lock is held by `holder` now: a log without a final line is a run
+// still going, not one that was killed. (The log alone cannot tell them apart.)
+void mark_running(Report& r, const std::string& holder);
 
 // The renderers. Text is the terminal's default; Markdown and CSV for pasting;
 // JSON for machines; HTML one self-contained page with inline SVG plots.

@@ -195,6 +195,13 @@ TEST_CASE("report: a run still in progress reads from its keeps, with a note and
   CHECK_FALSE(big.ratio_ci);
   CHECK(r.wall_seconds == Approx(150));   // header start to the last line's time
   CHECK(r.best_commit == "c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1");
+
+  // Its lock held: still going, not killed.
+  Report live = r;
+  mark_running(live, "run k-1 (pid 42)");
+  CHECK(live.running);
+  REQUIRE(live.notes.size() == 1);
+  CHECK(live.notes[0] == "the run is still going (run k-1 (pid 42)): this is how it stands now");
 }
 
 TEST_CASE("report: the commands that reproduce the best, or the start when nothing was kept") {

@@ -51,6 +51,16 @@ TEST_CASE("report text: the summary a user reads in the terminal") {
   CHECK(has(t, "  cd ../k-1-best && autoresearch bench --kernel k\n"));
 }
 
+TEST_CASE("report text: a run still going says so, and how it stands") {
+  Report r = build_report(test::report_log_in_progress());
+  CHECK(has(render_report_text(r, 100), "no final line (still running, or killed)"));
+  mark_running(r, "run k-1 (pid 42)");
+  const std::string t = render_report_text(r, 100);
+  CHECK(has(t, "goal 2.00x not reached; still running"));
+  CHECK(has(t, "result: 1.250x vs the start [95% CI 1.240–1.260] (at keep #1)"));
+  CHECK(has(t, "note: the run is still going (run k-1 (pid 42))"));
+}
+
 TEST_CASE("report markdown: headings, tables and a shell block; a pipe in a cell does not split it") {
   const std::string m = render_report_markdown(build_report(hostile_log()));
   CHECK(m.rfind("# run k-1", 0) == 0);
