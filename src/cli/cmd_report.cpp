@@ -117,7 +117,7 @@ CommandAction add_report_command(CLI::App& sub) {
     const fs::path file = chosen_log(*a);
     Report report = build_report(read_any_log(file));
     std::string holder;
-    if (FileLock::is_held(file.parent_path() / "lock", &holder)) mark_running(report, holder);
+    if (!report.finished && FileLock::is_held(file.parent_path() / "lock", &holder)) mark_running(report, holder);
     const std::string text = render(report, a->format);
     if (a->out.empty()) {
       std::cout << text;
