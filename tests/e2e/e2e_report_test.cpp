@@ -49,7 +49,7 @@ TEST_CASE("report: a real CPU run in every format, and its reproduce commands wo
   const std::string run = "matmul_cpu-" + tag;
   auto r = run_cli(repo, {"run", "--kernel", "matmul_cpu", "--goal", "1.5x", "--max-iters", "8", "--seed", "7",
                           "--tag", tag, "--config", std::string(AR_SOURCE_DIR) + "/configs/quick.json"});
-  INFO(r.err);
+  INFO(r.describe() << ": " << r.err);
   REQUIRE((r.exit_code == 0 || r.exit_code == 3));
   const fs::path log_file = repo.dir / ".autoresearch/runs" / run / "experiments.jsonl";
   auto lines = read_log(log_file);
@@ -116,7 +116,7 @@ TEST_CASE("report: a real CPU run in every format, and its reproduce commands wo
   auto bench = shell(repo.dir, reproduce[1].get<std::string>());
   INFO(bench.err);
   CHECK(bench.exit_code == 0);
-  CHECK(bench.out.find("sq192") != std::string::npos);
+  CHECK(bench.err.find("| sq192 ") != std::string::npos);   // the table: human output goes to stderr
   CHECK(nlohmann::json::parse(slurp(best_dir / "kernels/matmul_cpu/tunables.json")) == kept.back()["tunables"]);
   repo.git({"worktree", "remove", "--force", best_dir.string()});
 }
