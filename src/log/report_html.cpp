@@ -71,9 +71,9 @@ std::string th(const std::string& s, bool left = false) {
 std::string progress_charts(const Report& r) {
   std::string out;
   for (bool by_time : {false, true}) {
-    svg::Series tried{"candidate (its estimate)", kTried, svg::Series::Style::Markers, true, 2.5};
-    svg::Series best{"best so far", kProgress, svg::Series::Style::Step};
-    svg::Series keeps{"keep", kKeep, svg::Series::Style::Markers, false, 5};
+    svg::Series tried = svg::Series::markers("candidate (its estimate)", kTried, 2.5, true);
+    svg::Series best = svg::Series::step("best so far", kProgress);
+    svg::Series keeps = svg::Series::markers("keep", kKeep, 5, false);
     best.points.push_back({0, 1, ""});
     for (const ReportStep& s : r.steps) {
       if (by_time && !s.seconds) continue;
@@ -134,10 +134,10 @@ std::string workload_bars(const Report& r) {
 // Arithmetic intensity against achieved FLOP/s, log-log, under the measured
 // ceilings: min(peak FLOP/s, intensity x peak bandwidth).
 std::string roofline_chart(const Report& r) {
-  svg::Series ceiling{"roofline (" + (r.roofline.source.empty() ? std::string("peaks") : r.roofline.source) + ")",
-                      kCeiling, svg::Series::Style::Line};
-  svg::Series start{"start", kStart, svg::Series::Style::Markers, true, 5};
-  svg::Series best{"best", kBest, svg::Series::Style::Markers, false, 4};
+  svg::Series ceiling = svg::Series::line(
+      "roofline (" + (r.roofline.source.empty() ? std::string("peaks") : r.roofline.source) + ")", kCeiling);
+  svg::Series start = svg::Series::markers("start", kStart, 5, true);
+  svg::Series best = svg::Series::markers("best", kBest, 4, false);
   std::vector<svg::Series> links;
   double lo = INFINITY, hi = 0;
   for (const ReportWorkload& w : r.workloads) {
@@ -157,7 +157,10 @@ std::string roofline_chart(const Report& r) {
         crowded = crowded || (!p.label.empty() && std::abs(std::log10(p.x / ai)) < 0.05 &&
                               std::abs(std::log10(p.y / *yb)) < 0.05);
     if (yb) best.points.push_back({ai, *yb, crowded ? std::string() : w.name});
-    if (ys && yb) links.push_back({"", "#cfcfcf", svg::Series::Style::Line, false, 0, 1, false, {{ai, *ys, ""}, {ai, *yb, ""}}});
+    if (ys && yb) {
+      links.push_back(svg::Series::line("", "#cfcfcf", 1));
+      links.back().points = {{ai, *ys, ""}, {ai, *yb, ""}};
+    }
   }
   svg::Chart c;
   c.title = "roofline: achieved rate against arithmetic intensity";

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ar::svg {
@@ -51,6 +52,26 @@ struct Series {
   double width = 2;       // Line, Step
   bool dashed = false;
   std::vector<Point> points;
+
+  static Series line(std::string name, std::string colour, double width = 2) {
+    Series s;
+    s.name = std::move(name);
+    s.colour = std::move(colour);
+    s.width = width;
+    return s;
+  }
+  static Series step(std::string name, std::string colour) {
+    Series s = line(std::move(name), std::move(colour));
+    s.style = Style::Step;
+    return s;
+  }
+  static Series markers(std::string name, std::string colour, double radius, bool hollow) {
+    Series s = line(std::move(name), std::move(colour));
+    s.style = Style::Markers;
+    s.radius = radius;
+    s.hollow = hollow;
+    return s;
+  }
 };
 
 struct Chart {

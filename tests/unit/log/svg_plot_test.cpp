@@ -43,18 +43,18 @@ TEST_CASE("svg ticks: round steps, powers of ten, short labels") {
 TEST_CASE("svg charts: points drawn where they belong; a chart without data says so") {
   svg::Chart c;
   c.title = "t<1>";
-  svg::Series s{"line", "#123456", svg::Series::Style::Markers};
+  svg::Series s = svg::Series::markers("line", "#123456", 3, false);
   s.points = {{1, 1, "first & only"}, {2, 4, ""}};
   const std::string out = svg::xy_chart(c, {s});
   CHECK(out.find("<title>t&lt;1&gt;</title>") != std::string::npos);
   CHECK(out.find("<circle") != std::string::npos);
   CHECK(out.find("first &amp; only") != std::string::npos);
-  const std::string empty = svg::xy_chart(c, {svg::Series{"none", "#000", svg::Series::Style::Line}});
+  const std::string empty = svg::xy_chart(c, {svg::Series::line("none", "#000")});
   CHECK(empty.find("nothing to plot") != std::string::npos);
   CHECK(empty.find("<circle") == std::string::npos);
   // A log axis does not draw what it cannot place.
   c.y_log = true;
-  svg::Series bad{"bad", "#000", svg::Series::Style::Markers};
+  svg::Series bad = svg::Series::markers("bad", "#000", 3, false);
   bad.points = {{1, -2, ""}, {2, 0, ""}};
   CHECK(svg::xy_chart(c, {bad}).find("nothing to plot") != std::string::npos);
 
