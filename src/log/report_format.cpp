@@ -125,7 +125,7 @@ std::string winners_sentence(const Report& r) {
 std::string missing_phases_sentence(const Report& r) {
   std::string s;
   for (const auto& p : r.phases_missing) s += (s.empty() ? "" : ", ") + phase_label(p);
-  return s.empty() ? s : "not recorded in this log: " + s;
+  return s.empty() ? s : "no time in this log for: " + s + " (its lines do not record it, or no candidate got that far)";
 }
 
 }  // namespace ar::report

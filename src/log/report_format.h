@@ -35,7 +35,7 @@ std::string winner_name(const ReportWinner& w);
 std::string winner_gain(const ReportWinner& w);
 // "on 3 of 12 workloads a verified candidate beat the best (by up to 4.2%, on b1_32k)".
 std::string winners_sentence(const Report& r);
-// "not recorded in this log: agent (proposing), sanitizer" / "".
+// "no time in this log for: agent (proposing), sanitizer (...)" / "".
 std::string missing_phases_sentence(const Report& r);
 
 }  // namespace ar::report
