@@ -24,6 +24,8 @@ const CommandSpec kCommands[] = {
      "planted speedup",
      add_calibrate_command},
     {"log", "the experiments of a run, one line each (--json for machines, --follow to tail)", add_log_command},
+    {"report", "a run's summary: start -> best, per workload, decisions, time, cost, how to reproduce (--format html)",
+     add_report_command},
     {"runs", "the runs of this repository: state, best vs the start, candidates, keeps, branch", add_runs_command},
     {"adopt", "bring a run's best into your current branch, as one commit or as a patch file", add_adopt_command},
     {"clean", "remove a finished run's worktree (and, with --branch, its branch)", add_clean_command},

@@ -14,6 +14,7 @@
 #include "autoresearch/util/file_lock.h"
 #include "autoresearch/util/errors.h"
 #include "commands.h"
+#include "run_admin.h"
 
 namespace fs = std::filesystem;
 
@@ -27,33 +28,6 @@ struct LogArgs {
   bool follow = false;
 };
 
-// The most recently modified run.
-std::string latest_run(const Paths& p) {
-  std::string best;
-  fs::file_time_type when{};
-  if (fs::is_directory(p.runs()))
-    for (const auto& e : fs::directory_iterator(p.runs())) {
-      auto f = e.path() / kLogFileName;
-      if (!fs::exists(f)) continue;
-      auto t = fs::last_write_time(f);
-      if (best.empty() || t > when) {
-        best = e.path().filename().string();
-        when = t;
-      }
-    }
-  if (best.empty()) throw usage_error("no runs yet under " + p.runs().string() + " (start one with `autoresearch run`)");
-  return best;
-}
-
-fs::path log_file(const Paths& p, const std::string& run) {
-  fs::path given(run);
-  if (fs::is_regular_file(given)) return given;
-  if (fs::is_regular_file(given / kLogFileName)) return given / kLogFileName;
-  fs::path f = p.run_dir(run) / kLogFileName;
-  if (!fs::exists(f)) throw usage_error(fmt::format("no run '{}' (looked for {})", run, f.string()));
-  return f;
-}
-
 }  // namespace
 
 CommandAction add_log_command(CLI::App& sub) {
@@ -65,11 +39,11 @@ CommandAction add_log_command(CLI::App& sub) {
     Paths p;
     p.home = find_home();
     fs::path file;
-    if (!a->run.empty() && (fs::is_regular_file(a->run) || fs::is_regular_file(fs::path(a->run) / kLogFileName))) {
-      file = log_file(p, a->run);
+    if (names_log_outside_repo(a->run)) {
+      file = run_log_file(p, a->run);
     } else {
       p.repo = find_repo(fs::current_path());
-      file = log_file(p, a->run.empty() ? latest_run(p) : a->run);
+      file = run_log_file(p, a->run.empty() ? latest_run(p) : a->run);
     }
     bool colour = isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
     const size_t width = output_width(stdout);

@@ -22,6 +22,7 @@ CommandAction add_bench_command(CLI::App& sub);
 CommandAction add_verify_command(CLI::App& sub);
 CommandAction add_calibrate_command(CLI::App& sub);
 CommandAction add_log_command(CLI::App& sub);
+CommandAction add_report_command(CLI::App& sub);
 CommandAction add_doctor_command(CLI::App& sub);
 CommandAction add_context_command(CLI::App& sub);
 CommandAction add_profile_command(CLI::App& sub);

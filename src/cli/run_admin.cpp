@@ -14,6 +14,36 @@ std::string first_line(const std::string& text) {
   return s;
 }
 
+std::string latest_run(const Paths& p) {
+  std::string best;
+  fs::file_time_type when{};
+  if (fs::is_directory(p.runs()))
+    for (const auto& e : fs::directory_iterator(p.runs())) {
+      auto f = e.path() / kLogFileName;
+      if (!fs::exists(f)) continue;
+      auto t = fs::last_write_time(f);
+      if (best.empty() || t > when) {
+        best = e.path().filename().string();
+        when = t;
+      }
+    }
+  if (best.empty()) throw usage_error("no runs yet under " + p.runs().string() + " (start one with `autoresearch run`)");
+  return best;
+}
+
+fs::path run_log_file(const Paths& p, const std::string& run) {
+  fs::path given(run);
+  if (fs::is_regular_file(given)) return given;
+  if (fs::is_regular_file(given / kLogFileName)) return given / kLogFileName;
+  fs::path f = p.run_dir(run) / kLogFileName;
+  if (!fs::exists(f)) throw usage_error(fmt::format("no run '{}' (looked for {})", run, f.string()));
+  return f;
+}
+
+bool names_log_outside_repo(const std::string& run) {
+  return !run.empty() && (fs::is_regular_file(run) || fs::is_regular_file(fs::path(run) / kLogFileName));
+}
+
 RunSummary find_run(const Paths& paths, const std::string& id) {
   fs::path dir = paths.run_dir(id);
   std::error_code ec;

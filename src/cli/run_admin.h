@@ -1,5 +1,5 @@
 #pragma once
-// What `runs`, `adopt` and `clean` share: finding a run by id, and git in the
+// What `runs`, `adopt`, `clean`, `log` and `report` share: finding a run, and git in the
 // user's own checkout (not the run's worktree), where only the paths of the
 // run's package are ever touched.
 #include <filesystem>
@@ -32,5 +32,14 @@ class CheckoutGit {
 };
 
 std::string first_line(const std::string& text);
+
+// The run whose log was written last under <repo>/.autoresearch/runs (what
+// `log` and `report` show without a RUN); a usage error when there is none.
+std::string latest_run(const Paths& paths);
+// A RUN argument as `log` and `report` take it: an experiments.jsonl file, a
+// run folder, or a run id under the repository's runs.
+std::filesystem::path run_log_file(const Paths& paths, const std::string& run);
+// RUN given as a file or a folder holding a log: readable without a repository.
+bool names_log_outside_repo(const std::string& run);
 
 }  // namespace ar
