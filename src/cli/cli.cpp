@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "autoresearch/util/errors.h"
+#include "autoresearch/version.h"
 #include "commands.h"
 #include "environment_errors.h"
 
@@ -31,6 +32,8 @@ const CommandSpec kCommands[] = {
      add_doctor_command},
     {"context", "print the context pack a text agent receives (rules, hardware, model, ideas, history, source)",
      add_context_command},
+    {"init", "scaffold a new kernel package (kernels/NAME) from a template: --backend cuda|cpu",
+     add_init_command},
     {"profile", "the kernel's hardware-counter profile (ncu, --clock-control none), as text agents get it",
      add_profile_command},
 };
@@ -40,7 +43,7 @@ const CommandSpec kCommands[] = {
 int cli_main(int argc, char** argv) {
   CLI::App app{"autoresearch: an overnight loop that makes CUDA kernels faster, and refuses what it cannot verify"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "autoresearch 0.1.0");
+  app.set_version_flag("--version", "autoresearch " AUTORESEARCH_VERSION " (commit " AUTORESEARCH_GIT_COMMIT ")");
   std::map<std::string, CommandAction> actions;
   for (const auto& c : kCommands) {
     CLI::App* sub = app.add_subcommand(c.name, c.help);
