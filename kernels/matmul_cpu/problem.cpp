@@ -167,6 +167,9 @@ struct Rotation {
 
 class MatmulProblem final : public Problem {
  public:
+  std::vector<std::string> output_names() const override { return {"c"}; }
+  std::vector<std::string> param_names() const override { return {"m", "n", "k", "pad"}; }
+
   size_t rotation_bytes(const nlohmann::json& params) override {
     Shape s = parse_shape(params);
     return sizeof(float) * (s.a_count() + s.b_count() + s.c_count());

@@ -36,17 +36,17 @@ bool valid_package_name(const std::string& name, std::string* why) {
 
 InitResult init_package(const Paths& paths, const std::string& name, Backend backend) {
   std::string why;
-  if (!valid_package_name(name, &why)) throw usage_error(fmt::format("init: invalid package name: {}", why));
+  if (!valid_package_name(name, &why)) throw usage_error(fmt::format("invalid package name: {}", why));
   const fs::path templates = paths.home / "templates" / backend_name(backend);
   if (!fs::is_directory(templates))
-    throw usage_error(fmt::format("init: no template for the {} backend in {} (set AUTORESEARCH_HOME to the "
+    throw usage_error(fmt::format("no template for the {} backend in {} (set AUTORESEARCH_HOME to the "
                                   "folder autoresearch is installed into, <prefix>/share/autoresearch)",
                                   backend_name(backend), templates.string()));
   InitResult r;
   r.dir = paths.repo / "kernels" / name;
   std::error_code ec;
   if (fs::exists(fs::symlink_status(r.dir, ec)))
-    throw usage_error(fmt::format("init: {} already exists; pick another name or remove it first", r.dir.string()));
+    throw usage_error(fmt::format("{} already exists; pick another name or remove it first", r.dir.string()));
 
   // Written beside its final place, then renamed: a failure leaves no half package.
   const fs::path staging = paths.repo / "kernels" / ("." + name + ".init-tmp");
