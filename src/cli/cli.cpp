@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "autoresearch/core/paths.h"
 #include "autoresearch/util/errors.h"
 #include "autoresearch/version.h"
 #include "commands.h"
@@ -43,7 +44,17 @@ const CommandSpec kCommands[] = {
 int cli_main(int argc, char** argv) {
   CLI::App app{"autoresearch: an overnight loop that makes CUDA kernels faster, and refuses what it cannot verify"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "autoresearch " AUTORESEARCH_VERSION " (commit " AUTORESEARCH_GIT_COMMIT ")");
+  // The version, the commit it was built from, and which shipped files
+  // (harness sources, context, templates) this binary uses.
+  app.set_version_flag("--version", [] {
+    std::string home;
+    try {
+      home = find_home().string();
+    } catch (const Fatal& e) {
+      home = std::string("not found: ") + e.what();
+    }
+    return std::string("autoresearch " AUTORESEARCH_VERSION " (commit " AUTORESEARCH_GIT_COMMIT ")\nhome: ") + home;
+  });
   std::map<std::string, CommandAction> actions;
   for (const auto& c : kCommands) {
     CLI::App* sub = app.add_subcommand(c.name, c.help);
