@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -92,9 +93,13 @@ DryRunFindings probe_findings(const Manifest& m, const std::vector<ProbeWorkload
                                        "reads: {})", file, key, known));
   }
 
+  // Draws from one range fail alike: three say it, a count says the rest.
+  constexpr int kShownPerPlace = 3;
+  std::map<std::string, int> rejected;
   for (size_t i = 0; i < workloads.size() && i < report.workloads.size(); ++i) {
     const auto& v = report.workloads[i];
     if (!v.ok) {
+      if (++rejected[workloads[i].where] > kShownPerPlace) continue;
       f.errors.push_back(fmt::format("{}: {}: the problem rejects {}: {}", file, workloads[i].where,
                                      workloads[i].params.dump(), v.error));
       continue;
@@ -111,6 +116,9 @@ DryRunFindings probe_findings(const Manifest& m, const std::vector<ProbeWorkload
                                      workloads[i].where, workloads[i].params.dump(), why));
     }
   }
+  for (const auto& [where, n] : rejected)
+    if (n > kShownPerPlace)
+      f.errors.push_back(fmt::format("{}: {}: {} more workloads rejected", file, where, n - kShownPerPlace));
   return f;
 }
 

@@ -130,3 +130,15 @@ TEST_CASE("dry run: the probe's reply, and a problem that cannot be made", "[dry
     CHECK(std::string(e.what()).find("make_problem() failed: no device") != std::string::npos);
   }
 }
+
+TEST_CASE("dry run: many draws rejected alike are told three times, then counted", "[dry-run]") {
+  TempDir dir;
+  Manifest m = package(dir.path(), R"([{"output": "out", "abs": 1e-5}])",
+                       R"({"count": 1, "params": {"n": {"int": [1, 99999]}, "nn": 0}})");
+  std::vector<ProbeWorkload> w(7, ProbeWorkload{"hidden_workloads.params (drawn)", {{"n", 5000}, {"nn", 0}}});
+  auto r = answered({"out"}, {"n", "nn"}, w.size());
+  for (auto& v : r.workloads) v = {false, "too big", 0};
+  auto f = probe_findings(m, w, r);
+  REQUIRE(f.errors.size() == 4);
+  CHECK(f.errors[3] == m.file.string() + ": hidden_workloads.params (drawn): 4 more workloads rejected");
+}
