@@ -13,16 +13,18 @@
 #include <utility>
 #include <vector>
 
-#include "autoresearch/harness/problem.h"
+#include "autoresearch/harness/problem_kit.h"
 #include "matmul_params.h"
 
 namespace ar::harness {
 
 namespace {
 
+namespace kit = ar::harness::kit;
+
 // A quiet NaN with a payload: any arithmetic on it stays NaN, and a padding
 // element still holding exactly these bits was provably never written.
-constexpr uint32_t kPoisonBits = 0x7fc0dead;
+constexpr uint32_t kPoisonBits = kit::kPoisonF32Bits;
 constexpr long long kMaxDim = 8192;
 constexpr long long kMaxPad = 64;
 constexpr const char* kDistributions[] = {"randn",    "uniform",  "small_int", "mixed_exp",
@@ -36,45 +38,13 @@ constexpr int kAllEqual = 6;
 // the tolerance in any summation order (see fill_outliers).
 constexpr float kOutlierMagnitude = 256.0f;
 
-float poison() {
-  float f;
-  std::memcpy(&f, &kPoisonBits, sizeof f);
-  return f;
-}
-
-struct FreeDeleter {
-  void operator()(float* p) const { std::free(p); }
-};
-using FloatBuffer = std::unique_ptr<float[], FreeDeleter>;
-
+// The generic parts (a seeded stream, poison, aligned buffers, fingerprints,
+// reading params) are the shared ones every package uses (problem_kit.h).
+using kit::Rng;
+float poison() { return kit::poison_f32(); }
+using FloatBuffer = kit::HostBuffer<float>;
 // 64-byte aligned, so vector loads in the kernel never straddle a line by our doing.
-FloatBuffer allocate(size_t count) {
-  size_t bytes = (count * sizeof(float) + 63) / 64 * 64;
-  auto* p = static_cast<float*>(std::aligned_alloc(64, bytes == 0 ? 64 : bytes));
-  if (!p) throw std::bad_alloc();
-  return FloatBuffer(p);
-}
-
-// splitmix64: small, fast, and identical everywhere for a given seed.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-  uint64_t next() {
-    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  double uniform01() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-  int integer(int lo, int hi) { return lo + static_cast<int>(next() % static_cast<uint64_t>(hi - lo + 1)); }
-  double normal() {  // Box-Muller; one value per call keeps streams simple
-    const double u1 = uniform01() + 0x1.0p-54, u2 = uniform01();
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-  }
-
- private:
-  uint64_t state_;
-};
+FloatBuffer allocate(size_t count) { return kit::allocate_host<float>(count); }
 
 // Distribution d, element by element:
 //   randn; uniform[-1,1];
@@ -112,29 +82,9 @@ float equal_value(Rng& rng) {
   return static_cast<float>(rng.next() & 1 ? v : -v);
 }
 
-std::string fnv1a(std::initializer_list<std::pair<const float*, size_t>> buffers) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (const auto& [data, count] : buffers) {
-    const auto* bytes = reinterpret_cast<const unsigned char*>(data);
-    for (size_t i = 0; i < count * sizeof(float); ++i) h = (h ^ bytes[i]) * 0x100000001b3ull;
-  }
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
-  return text;
-}
-
 long long read_dim(const nlohmann::json& params, const char* key, long long lo, long long hi,
                    bool required, long long fallback) {
-  auto it = params.find(key);
-  if (it == params.end()) {
-    if (required) throw ProblemError(std::string("workload param '") + key + "' is missing");
-    return fallback;
-  }
-  const double v = it->is_number() ? it->get<double>() : std::nan("");
-  if (!(v >= static_cast<double>(lo) && v <= static_cast<double>(hi)) || v != std::floor(v))
-    throw ProblemError(std::string("workload param '") + key + "': expected an integer in [" +
-                       std::to_string(lo) + ", " + std::to_string(hi) + "], got " + it->dump());
-  return static_cast<long long>(v);
+  return kit::read_int_param(params, key, lo, hi, required ? nullptr : &fallback);
 }
 
 struct Shape {
@@ -167,6 +117,9 @@ struct Rotation {
 
 class MatmulProblem final : public Problem {
  public:
+  std::vector<std::string> output_names() const override { return {"c"}; }
+  std::vector<std::string> param_names() const override { return {"m", "n", "k", "pad"}; }
+
   size_t rotation_bytes(const nlohmann::json& params) override {
     Shape s = parse_shape(params);
     return sizeof(float) * (s.a_count() + s.b_count() + s.c_count());
@@ -218,12 +171,12 @@ class MatmulProblem final : public Problem {
 
   std::string input_fingerprint(int rotation) override {
     Rotation& r = at(rotation);
-    return fnv1a({{r.a.get(), shape_.a_count()}, {r.b.get(), shape_.b_count()}});
+    return kit::fnv1a({{r.a.get(), shape_.a_count() * sizeof(float)}, {r.b.get(), shape_.b_count() * sizeof(float)}});
   }
 
   std::string output_fingerprint(int rotation) override {
     Rotation& r = at(rotation);
-    return fnv1a({{r.c.get(), shape_.c_count()}});
+    return kit::fnv1a({{r.c.get(), shape_.c_count() * sizeof(float)}});
   }
 
   // The verdict is computed out of the kernel's reach (docs/guards.md): the

@@ -178,6 +178,9 @@ class SparseMlaProblem final : public ar::harness::Problem {
  public:
   ~SparseMlaProblem() override { release(); }
 
+  std::vector<std::string> output_names() const override { return {"out", "lse"}; }
+  std::vector<std::string> param_names() const override { return sparse_mla::param_names(); }
+
   // What one rotation makes the kernel touch: its inputs and outputs, and the
   // cache rows it gathers (distinct per rotation, scattered over the pool).
   size_t rotation_bytes(const nlohmann::json& params) override {

@@ -60,6 +60,8 @@ struct Shape {
 
 // Reads and validates the workload params; throws ar::harness::ProblemError naming the field.
 Shape parse_shape(const nlohmann::json& params);
+// The params parse_shape() reads (for `verify --dry-run`).
+std::vector<std::string> param_names();
 
 // Per-request contexts and where their pages lie in the pool, drawn per trial.
 // Request b owns logical pages [page_offset[b], page_offset[b+1]); logical page

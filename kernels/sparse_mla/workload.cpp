@@ -41,6 +41,16 @@ std::string field_list() {
   return s;
 }
 
+}  // namespace
+
+std::vector<std::string> param_names() {
+  std::vector<std::string> out;
+  for (const auto& f : kFields) out.push_back(f.name);
+  return out;
+}
+
+namespace {
+
 double read(const nlohmann::json& params, const Field& f, double fallback, bool required) {
   auto it = params.find(f.name);
   if (it == params.end()) {

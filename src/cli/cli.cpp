@@ -5,7 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "autoresearch/core/paths.h"
 #include "autoresearch/util/errors.h"
+#include "autoresearch/version.h"
 #include "commands.h"
 #include "environment_errors.h"
 
@@ -33,6 +35,8 @@ const CommandSpec kCommands[] = {
      add_doctor_command},
     {"context", "print the context pack a text agent receives (rules, hardware, model, ideas, history, source)",
      add_context_command},
+    {"init", "scaffold a new kernel package (kernels/NAME) from a template: --backend cuda|cpu",
+     add_init_command},
     {"profile", "the kernel's hardware-counter profile (ncu, --clock-control none), as text agents get it",
      add_profile_command},
 };
@@ -42,7 +46,17 @@ const CommandSpec kCommands[] = {
 int cli_main(int argc, char** argv) {
   CLI::App app{"autoresearch: an overnight loop that makes CUDA kernels faster, and refuses what it cannot verify"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "autoresearch 0.1.0");
+  // The version, the commit it was built from, and which shipped files
+  // (harness sources, context, templates) this binary uses.
+  app.set_version_flag("--version", [] {
+    std::string home;
+    try {
+      home = find_home().string();
+    } catch (const Fatal& e) {
+      home = std::string("not found: ") + e.what();
+    }
+    return std::string("autoresearch " AUTORESEARCH_VERSION " (commit " AUTORESEARCH_GIT_COMMIT ")\nhome: ") + home;
+  });
   std::map<std::string, CommandAction> actions;
   for (const auto& c : kCommands) {
     CLI::App* sub = app.add_subcommand(c.name, c.help);

@@ -9,12 +9,14 @@
 #include "commands.h"
 #include "one_shot.h"
 #include "options.h"
+#include "verify_dry_run.h"
 
 namespace ar {
 
 struct VerifyArgs {
   ConfigFlags f;
   bool json = false;
+  bool dry_run = false;
   std::vector<std::string> sets;
 };
 
@@ -23,15 +25,24 @@ CommandAction add_verify_command(CLI::App& sub) {
   add_config_flags(sub, a->f, {"kernel", "gpu", "seed", "hidden", "verify_timeout_s"});
   sub.add_flag("--json", a->json, "print the results as JSON on stdout");
   sub.add_option("--set", a->sets, "override a tunable, NAME=VALUE (repeatable)");
+  sub.add_flag("--dry-run", a->dry_run,
+               "no device: compile the problem for the host and the kernel, and check the manifest against the "
+               "problem (outputs, params, sizes)");
   sub.footer(
       "Runs the guard a run's candidates face first (scope: only editable files changed against HEAD;\n"
       "the scan of the preprocessed source) and says so. Results go to stderr; --json to stdout.\n"
       "Exit codes: 0 correct on every workload; 5 wrong (or crashes, or hangs, or a guard finding);\n"
-      "2 bad usage; 4 infrastructure.");
-  return [a] {
+      "2 bad usage; 4 infrastructure.\n"
+      "--dry-run needs no GPU: it compiles the problem's host side (with the package's compiler) and asks it\n"
+      "which outputs it reports and which workload params it reads, holds the manifest's tolerances and\n"
+      "workloads (declared, the hidden ranges' corners, draws from them) against that, and compiles the\n"
+      "kernel. Exit codes: 0 nothing wrong; 2 the package is wrong (each finding names the file and field);\n"
+      "4 no compiler.");
+  return [a]() -> int {
     Paths paths = discover_paths(std::filesystem::current_path());
     RunConfig cfg = layered_config(a->f, paths, nullptr);
     RealWorld real;
+    if (a->dry_run) return verify_dry_run(real.world, paths, cfg, a->sets, a->json);
     TerminalPrinter& printer = real.printer;
     RealClock& clock = real.clock;
     OneShot o = prepare_one_shot(real.world, cfg, a->sets, true);

@@ -29,5 +29,6 @@ CommandAction add_profile_command(CLI::App& sub);
 CommandAction add_runs_command(CLI::App& sub);
 CommandAction add_adopt_command(CLI::App& sub);
 CommandAction add_clean_command(CLI::App& sub);
+CommandAction add_init_command(CLI::App& sub);
 
 }  // namespace ar

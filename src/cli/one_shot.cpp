@@ -11,7 +11,7 @@
 
 namespace ar {
 
-static Tunables apply_sets(const Manifest& m, Tunables t, const std::vector<std::string>& sets) {
+Tunables apply_sets(const Manifest& m, Tunables t, const std::vector<std::string>& sets) {
   for (const auto& s : sets) {
     auto eq = s.find('=');
     if (eq == std::string::npos) throw usage_error("--set: expected NAME=VALUE, got '" + s + "'");

@@ -41,6 +41,10 @@ struct OneShot {
 // is a usage error (exit 2) with the compiler's message.
 OneShot prepare_one_shot(World& world, const RunConfig& cfg, const std::vector<std::string>& sets, bool guard);
 
+// The tunables file with --set NAME=VALUE overrides; usage errors for an
+// unknown name, a value the manifest does not allow, a broken constraint.
+Tunables apply_sets(const Manifest& m, Tunables t, const std::vector<std::string>& sets);
+
 // "quick", "timed", "all" or a comma-separated list of workload names.
 std::vector<Workload> select_workloads(const Manifest& m, const std::string& which);
 

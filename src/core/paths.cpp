@@ -2,24 +2,61 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <regex>
 
 #include <fmt/format.h>
 
 #include "autoresearch/util/errors.h"
 #include "autoresearch/util/fs.h"
+#include "autoresearch/version.h"
 
 namespace fs = std::filesystem;
 
 namespace ar {
 
+namespace {
+
+// A folder holds the shipped files when the harness sources are there.
+bool is_home(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_regular_file(dir / "src" / "harness" / "PROTOCOL.md", ec) &&
+         fs::is_regular_file(dir / "include" / "autoresearch" / "harness" / "problem.h", ec);
+}
+
+// <prefix>/bin/autoresearch -> <prefix>/share/autoresearch, found from the
+// running executable (so a moved prefix still works), not from the install
+// prefix given at build time.
+std::optional<fs::path> installed_home() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec || exe.empty()) return std::nullopt;
+  fs::path dir = (exe.parent_path() / AUTORESEARCH_DATA_FROM_BIN).lexically_normal();
+  if (is_home(dir)) return dir;
+  return std::nullopt;
+}
+
+}  // namespace
+
 fs::path find_home() {
-  if (const char* h = std::getenv("AUTORESEARCH_HOME"); h && *h) return fs::path(h);
+  if (const char* h = std::getenv("AUTORESEARCH_HOME"); h && *h) {
+    fs::path dir(h);
+    if (!is_home(dir))
+      throw usage_error(fmt::format("AUTORESEARCH_HOME={}: expected the folder autoresearch installs its files "
+                                    "into (<prefix>/share/autoresearch) or a source checkout of autoresearch, "
+                                    "holding src/harness/PROTOCOL.md and include/autoresearch/harness/problem.h",
+                                    h));
+    return fs::absolute(dir);
+  }
+  if (auto dir = installed_home()) return *dir;
 #ifdef AUTORESEARCH_SOURCE_DIR
-  return fs::path(AUTORESEARCH_SOURCE_DIR);
-#else
-  return fs::current_path();
+  if (is_home(AUTORESEARCH_SOURCE_DIR)) return fs::path(AUTORESEARCH_SOURCE_DIR);
 #endif
+  throw usage_error(
+      "cannot find the files autoresearch ships (the harness sources, context, configs): not in "
+      "AUTORESEARCH_HOME (unset), not in ../share/autoresearch beside the executable, and the source "
+      "tree it was built from is gone; install it with `cmake --install build --prefix P` or set "
+      "AUTORESEARCH_HOME");
 }
 
 fs::path Paths::default_lock_dir() {

@@ -28,7 +28,10 @@ struct Paths {
   std::filesystem::path harness_cache() const;
 };
 
-// AUTORESEARCH_HOME, else the source tree the binary was built from.
+// The shipped files: AUTORESEARCH_HOME (refused unless it holds them), else
+// ../share/autoresearch beside the running executable (an installed binary),
+// else the source tree the binary was built from (a build folder). Throws a
+// usage error naming the three places when none holds them.
 std::filesystem::path find_home();
 // The git top level at or above `start`; throws a usage error outside a checkout.
 std::filesystem::path find_repo(const std::filesystem::path& start);

@@ -90,6 +90,14 @@ class Problem {
   // CUDA: byte offset of a `void*` scratch-workspace field inside the params
   // struct, which the harness fills per slot; -1 when there is none.
   virtual long workspace_offset() const { return -1; }
+
+  // What the problem says about itself, so `autoresearch verify --dry-run` can
+  // hold the manifest against it on a machine without the device (neither
+  // needs prepare()). Empty: not declared, and the dry run says it could not check.
+  // The outputs check() reports, by name: each needs a tolerance in the manifest.
+  virtual std::vector<std::string> output_names() const { return {}; }
+  // The workload params it reads: a workload naming any other is a typo.
+  virtual std::vector<std::string> param_names() const { return {}; }
 };
 
 // Defined by the package's problem source.
