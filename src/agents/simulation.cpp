@@ -8,10 +8,13 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "autoresearch/util/errors.h"
+#include "random_draw.h"
 
 namespace ar {
 
@@ -22,10 +25,11 @@ constexpr const char* kContextKey = "simulated";
 class SimulatedRun {
  public:
   SimulatedRun(const MeasuredSpace& space, Strategy s, unsigned long long seed, const SimulationOptions& o)
-      : space_(space), o_(o), tuner_(space.manifest, s, seed, &cache_) {
+      : space_(space), o_(o), tuner_(space.manifest, s, seed, &cache_), noise_rng_(seed ^ 0x9e3779b97f4a7c15ull) {
     tuner_.set_context_key(kContextKey);
     incumbent_ = space.start();
-    incumbent_us_ = *space.find(incumbent_)->time_us;
+    incumbent_us_ = observed(*space.find(incumbent_));
+    judged_.insert(canonical(incumbent_));   // the baseline measured it
     limit_us_ = space.best_time_us() * (1 + o.target);
     budget_ = o.budget > 0 ? o.budget : static_cast<int>(space.points.size());
     result_.seed = seed;
@@ -77,6 +81,9 @@ class SimulatedRun {
     const SpacePoint* point = space_.find(p.tunables);
     if (!point)
       throw usage_error(fmt::format("the tuner proposed {}, which the space does not hold", canonical(p.tunables)));
+    if (!judged_.insert(canonical(p.tunables)).second)
+      throw std::logic_error(fmt::format("{} was measured twice (evaluation {})", canonical(p.tunables),
+                                         result_.evaluations + 1));
     int id = next_id_++;
     ++result_.evaluations;
     Outcome o;
@@ -84,12 +91,12 @@ class SimulatedRun {
       o.decision = point->decision;
       o.reason = point->reason;
     } else {
-      double t = *point->time_us;
+      double t = observed(*point);
       o.quick_geomean_us = t;
       o.speedup = incumbent_us_ / t;
       screened_ = true;
       o.decision = *o.speedup >= 1 + o_.min_gain ? Decision::Keep : Decision::Discard;
-      result_.best_time_us = std::min(result_.best_time_us, t);
+      result_.best_time_us = std::min(result_.best_time_us, *point->time_us);
     }
     tuner_.observe(p, o);
     cache_.add({kContextKey, p.tunables, o, {}, "simulation", id});
@@ -102,10 +109,22 @@ class SimulatedRun {
     return point->time_us && *point->time_us <= limit_us_;
   }
 
+  // What the tuner is told: the measured median, with noise when asked for.
+  double observed(const SpacePoint& p) {
+    double t = *p.time_us;
+    if (o_.noise <= 0) return t;
+    // Box-Muller from the tuner's portable draws, so a seed replays alike everywhere.
+    double u1 = 1 - detail::uniform_unit(noise_rng_), u2 = detail::uniform_unit(noise_rng_);
+    double z = std::sqrt(-2 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+    return t * std::exp(o_.noise * point_sigma(p) * z);
+  }
+
   const MeasuredSpace& space_;
   SimulationOptions o_;
   ResultCache cache_;
   Tuner tuner_;
+  std::mt19937_64 noise_rng_;
+  std::set<std::string> judged_;
   std::deque<Proposal> queue_;
   Tunables incumbent_;
   double incumbent_us_ = 0;
@@ -118,6 +137,36 @@ class SimulatedRun {
 };
 
 }  // namespace
+
+std::vector<Strategy> parse_strategies(const std::vector<std::string>& names) {
+  std::vector<Strategy> out;
+  auto add = [&](Strategy s) {
+    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+  };
+  for (const auto& n : names) {
+    if (n == "all") {
+      for (Strategy s : {Strategy::Random, Strategy::Evolution, Strategy::Tpe}) add(s);
+    } else {
+      add(parse_strategy(n));
+    }
+  }
+  return out;
+}
+
+double point_sigma(const SpacePoint& p) {
+  if (!p.detail.contains("workloads") || !p.detail["workloads"].is_object()) return 0;
+  double sum = 0;
+  size_t n = 0;
+  for (const auto& [name, w] : p.detail["workloads"].items()) {
+    ++n;
+    if (!w.contains("ratio_ci") || !w["ratio_ci"].is_array() || w["ratio_ci"].size() != 2) continue;
+    double lo = w["ratio_ci"][0].get<double>(), hi = w["ratio_ci"][1].get<double>();
+    if (!(lo > 0 && hi >= lo)) continue;
+    double sigma = std::log(hi / lo) / (2 * 1.96);
+    sum += sigma * sigma;
+  }
+  return n ? std::sqrt(sum) / static_cast<double>(n) : 0;
+}
 
 double quantile(std::vector<double> v, double q) {
   if (v.empty()) return NAN;

@@ -13,13 +13,15 @@ namespace ar {
 Strategy parse_strategy(const std::string& name) {
   if (name == "random") return Strategy::Random;
   if (name == "evolution") return Strategy::Evolution;
-  throw usage_error(fmt::format("unknown tune strategy '{}' (expected random or evolution)", name));
+  if (name == "tpe") return Strategy::Tpe;
+  throw usage_error(fmt::format("unknown tune strategy '{}' (expected random, evolution or tpe)", name));
 }
 
 const char* strategy_name(Strategy s) {
   switch (s) {
     case Strategy::Random: return "random";
     case Strategy::Evolution: return "evolution";
+    case Strategy::Tpe: return "tpe";
   }
   return "?";
 }
@@ -41,8 +43,9 @@ std::vector<Proposal> Tuner::propose(const AgentContext& ctx, int max_count) {
 
   std::vector<Proposal> out;
   for (int i = 0; i < max_count; ++i) {
-    std::optional<Tunables> t =
-        strategy_ == Strategy::Random ? next_random() : next_evolution(ctx);
+    std::optional<Tunables> t = strategy_ == Strategy::Random      ? next_random()
+                                : strategy_ == Strategy::Evolution ? next_evolution(ctx)
+                                                                   : next_tpe();
     if (!t) break;  // the feasible space is used up
     proposed_.insert(canonical(*t));
     ++explored_;
@@ -92,7 +95,18 @@ void Tuner::remember(const Tunables& t, const Outcome& outcome) {
   if (!is_candidate_failure(outcome.decision) && outcome.quick_geomean_us &&
       std::isfinite(*outcome.quick_geomean_us)) {
     scored_.emplace_back(t, *outcome.quick_geomean_us);
+  } else if (outcome.decision != Decision::Error && outcome.decision != Decision::Interrupted) {
+    failed_.push_back(t);
   }
+}
+
+std::optional<long long> Tuner::untried() {
+  if (!active_key_ || *active_key_ != context_key_) enter_context();
+  if (space_.size() > (1 << 20)) return std::nullopt;
+  if (!feasible_count_) feasible_count_ = static_cast<long long>(space_.feasible_codes().size());
+  // proposed_ holds only feasible points: the tuner's own proposals, the
+  // incumbents it started from and this context's cached results (its own).
+  return std::max(0LL, *feasible_count_ - static_cast<long long>(proposed_.size()));
 }
 
 // Results under another key were measured against other sources, compiler or GPU:
@@ -101,6 +115,7 @@ void Tuner::enter_context() {
   active_key_ = context_key_;
   proposed_.clear();
   scored_.clear();
+  failed_.clear();
   pool_.clear();
   pool_ready_ = false;
   explored_ = 0;

@@ -36,7 +36,7 @@ CommandAction add_simulate_command(CLI::App& sub) {
   auto a = std::make_shared<SimulateArgs>();
   sub.add_option("--space", a->space, "the measured space: JSON lines or JSON (docs/spaces.md)")->required();
   sub.add_option("--strategy", a->strategies,
-                 "strategies to replay (repeatable, or comma-separated): random, evolution, bayes; random is "
+                 "strategies to replay (repeatable, or comma-separated): random, evolution, tpe, all; random is "
                  "always replayed too, as the yardstick")
       ->delimiter(',')
       ->required();
@@ -53,6 +53,9 @@ CommandAction add_simulate_command(CLI::App& sub) {
       ->capture_default_str();
   sub.add_option("--min-gain", a->o.min_gain, "a configuration this much faster than the incumbent is kept")
       ->capture_default_str();
+  sub.add_option("--noise", a->o.noise,
+                 "the tuner sees each time with this many times its measured spread as noise (0: the medians)")
+      ->capture_default_str();
   sub.add_flag("--json", a->json, "print the summary and every run as JSON on stdout");
   sub.footer(
       "Each simulated run starts at the space's defaults, asks the tuner for proposals, answers each with the "
@@ -64,11 +67,10 @@ CommandAction add_simulate_command(CLI::App& sub) {
     if (!(a->o.target >= 0 && a->o.target < 10)) throw usage_error("--target: a fraction such as 0.05");
     if (a->o.in_flight < 1 || a->o.in_flight > 64) throw usage_error("--in-flight: 1 to 64");
     if (!(a->o.min_gain >= 0 && a->o.min_gain < 1)) throw usage_error("--min-gain: a fraction such as 0.01");
-    std::vector<Strategy> strategies = {Strategy::Random};
-    for (const auto& name : a->strategies) {
-      Strategy s = parse_strategy(name);
-      if (std::find(strategies.begin(), strategies.end(), s) == strategies.end()) strategies.push_back(s);
-    }
+    if (!(a->o.noise >= 0 && a->o.noise <= 10)) throw usage_error("--noise: 0 (none) to 10 times the measured spread");
+    std::vector<std::string> names = {"random"};
+    names.insert(names.end(), a->strategies.begin(), a->strategies.end());
+    std::vector<Strategy> strategies = parse_strategies(names);
     MeasuredSpace space = load_measured_space(a->space);
     const double best = space.best_time_us();
     const double start = *space.find(space.start())->time_us;
@@ -81,7 +83,7 @@ CommandAction add_simulate_command(CLI::App& sub) {
                             {"configurations", space.points.size()}, {"failures", space.failures()},
                             {"best_time_us", best}, {"start_time_us", start}, {"target", a->o.target},
                             {"within_target", space.within(a->o.target)}, {"seeds", a->o.seeds},
-                            {"in_flight", a->o.in_flight}, {"strategies", nlohmann::json::array()}};
+                            {"in_flight", a->o.in_flight}, {"noise", a->o.noise}, {"strategies", nlohmann::json::array()}};
       for (const auto& s : all) {
         nlohmann::json j = stats_json(s);
         j["ratio_vs_random"] = random.median / std::max(1e-9, s.median);
@@ -95,8 +97,9 @@ CommandAction add_simulate_command(CLI::App& sub) {
         "of the best\n",
         space.manifest.name, space.points.size(), space.failures(), best, start, start / best,
         space.within(a->o.target), a->o.target * 100);
-    std::cout << fmt::format("evaluations to come within {:.0f}% of the best, over {} seeds ({} in flight):\n",
-                             a->o.target * 100, a->o.seeds, a->o.in_flight);
+    std::cout << fmt::format("evaluations to come within {:.0f}% of the best, over {} seeds ({} in flight{}):\n",
+                             a->o.target * 100, a->o.seeds, a->o.in_flight,
+                             a->o.noise > 0 ? fmt::format(", noise {}x the measured spread", a->o.noise) : "");
     std::cout << fmt::format("  {:<10} {:>8} {:>8} {:>8} {:>8} {:>9} {:>12}\n", "strategy", "median", "q1", "q3",
                              "mean", "reached", "random/it");
     for (const auto& s : all)

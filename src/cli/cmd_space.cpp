@@ -30,6 +30,7 @@
 #include "commands.h"
 #include "one_shot.h"
 #include "options.h"
+#include "space_progress.h"
 
 namespace fs = std::filesystem;
 
@@ -41,6 +42,7 @@ struct SpaceArgs {
   ConfigFlags f;
   std::string out;
   std::vector<std::string> values;   // NAME=v1,v2,...: a declared subset
+  std::string workloads = "quick";
   bool count_only = false;
 };
 
@@ -95,14 +97,6 @@ struct Config {
   std::string artifact_hash;   // identical builds share one measurement
 };
 
-struct Measured {
-  std::optional<Decision> failure;
-  std::string reason;
-  std::vector<double> ratio;          // per quick workload: reference / configuration (> 1: faster)
-  std::vector<double> ratio_ci_low, ratio_ci_high;
-  double gpu_seconds = 0;
-};
-
 Decision failure_decision(StepStatus s) {
   switch (s) {
     case StepStatus::Wrong: return Decision::Wrong;
@@ -113,14 +107,18 @@ Decision failure_decision(StepStatus s) {
   }
 }
 
+// A measurement the machine spoiled (a harness error, rounds dropped for a low
+// clock) is taken again this many times before the configuration is left for
+// the next run of the command.
+constexpr int kMeasureAttempts = 3;
+
 class SpaceMeasurement {
  public:
-  SpaceMeasurement(OneShot& o, const RunConfig& cfg, Printer& printer, const std::atomic<bool>* stop)
-      : o_(o), cfg_(cfg), printer_(printer), stop_(stop), quick_(select_workloads(o.manifest, "quick")) {
-    if (quick_.empty()) throw usage_error(o.manifest.name + " declares no quick workloads to measure on");
-  }
+  SpaceMeasurement(OneShot& o, const RunConfig& cfg, Printer& printer, const std::atomic<bool>* stop,
+                   std::vector<Workload> workloads)
+      : o_(o), cfg_(cfg), printer_(printer), stop_(stop), workloads_(std::move(workloads)) {}
 
-  void build_all(std::vector<Config>& configs, int jobs) {
+  void build_all(std::vector<Config*>& configs, int jobs) {
     std::atomic<size_t> next{0}, done{0};
     const fs::path dir = o_.paths.state() / "space" / o_.manifest.name;
     std::error_code ec;
@@ -128,7 +126,7 @@ class SpaceMeasurement {
     auto work = [&] {
       for (size_t i; (i = next++) < configs.size();) {
         if (stop_ && stop_->load()) return;
-        Config& c = configs[i];
+        Config& c = *configs[i];
         c.build = o_.builder->build(o_.manifest.dir, c.tunables, dir / std::to_string(i), stop_);
         if (c.build.ok) c.artifact_hash = sha256_file(c.build.artifact);
         ++done;
@@ -141,68 +139,76 @@ class SpaceMeasurement {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
     for (auto& t : pool) t.join();
-    if (stop_ && stop_->load()) throw Fatal(kExitInterrupted, "interrupted while building");
+    if (stop_ && stop_->load()) throw Fatal(kExitInterrupted, "interrupted while building; run it again to continue");
   }
 
-  Measured measure(const fs::path& artifact, unsigned long long seed) {
-    Measured m;
+  // nullopt: the machine failed it kMeasureAttempts times (not the configuration's doing).
+  std::optional<SpaceEntry> measure(const fs::path& artifact, unsigned long long seed) {
+    for (int attempt = 0; attempt < kMeasureAttempts; ++attempt) {
+      if (attempt > 0) {
+        printer_.event(fmt::format("space: {}; measuring it again ({} of {})", last_error_, attempt + 1,
+                                   kMeasureAttempts),
+                       Tone::Warn);
+        recover();
+      }
+      auto e = measure_once(artifact, seed + 104729ull * attempt);
+      if (e) return e;
+    }
+    printer_.event(fmt::format("space: {}; left for the next run of the command", last_error_), Tone::Bad);
+    return std::nullopt;
+  }
+
+  const std::vector<Workload>& workloads() const { return workloads_; }
+
+ private:
+  std::optional<SpaceEntry> measure_once(const fs::path& artifact, unsigned long long seed) {
+    SpaceEntry e;
     auto loaded = o_.session->load(kConfigSlot, artifact);
     if (!loaded.ok()) {
       if (loaded.status != HarnessReply::Status::Error) recover();
-      m.failure = Decision::BuildError;
-      m.reason = "the harness rejects the artifact: " + loaded.message;
-      return m;
+      e.failure = Decision::BuildError;
+      e.reason = "the harness rejects the artifact: " + loaded.message;
+      return e;
     }
-    auto v = verify_workloads(*o_.session, kConfigSlot, quick_, o_.manifest, seed, cfg_);
-    if (v.status != StepStatus::Ok) return failed(m, v.status, "verify: " + v.reason);
-    auto r = measure_pair(*o_.session, kReferenceSlot, kConfigSlot, quick_, o_.manifest, screen_sampling(cfg_),
+    auto v = verify_workloads(*o_.session, kConfigSlot, workloads_, o_.manifest, seed, cfg_);
+    if (v.status != StepStatus::Ok) return failed(e, v.status, "verify: " + v.reason);
+    auto r = measure_pair(*o_.session, kReferenceSlot, kConfigSlot, workloads_, o_.manifest, screen_sampling(cfg_),
                           seed ^ 0x5151, kConfigSlot, cfg_);
-    m.gpu_seconds = r.gpu_seconds;
-    if (r.status != StepStatus::Ok) return failed(m, r.status, "measure: " + r.reason);
+    e.gpu_seconds = r.gpu_seconds;
+    if (r.status != StepStatus::Ok) return failed(e, r.status, "measure: " + r.reason);
     for (size_t w = 0; w < r.pairs.size(); ++w) {
-      reference_medians_[w].push_back(summarize(r.pairs[w].incumbent_us).median);
-      m.ratio.push_back(r.comparison.workloads[w].ratio);
-      m.ratio_ci_low.push_back(r.comparison.workloads[w].ratio_ci_low);
-      m.ratio_ci_high.push_back(r.comparison.workloads[w].ratio_ci_high);
+      e.reference_us.push_back(summarize(r.pairs[w].incumbent_us).median);
+      e.ratio.push_back(r.comparison.workloads[w].ratio);
+      e.ci_low.push_back(r.comparison.workloads[w].ratio_ci_low);
+      e.ci_high.push_back(r.comparison.workloads[w].ratio_ci_high);
     }
-    return m;
+    return e;
   }
 
-  // The reference's median time per quick workload over the whole measurement.
-  std::vector<double> reference_us() const {
-    std::vector<double> out;
-    for (size_t w = 0; w < quick_.size(); ++w) {
-      auto it = reference_medians_.find(w);
-      out.push_back(it == reference_medians_.end() ? NAN : summarize(it->second).median);
+  std::optional<SpaceEntry> failed(SpaceEntry& e, StepStatus s, const std::string& reason) {
+    if (s == StepStatus::Cancelled) throw Fatal(kExitInterrupted, "interrupted; run it again to continue");
+    if (s == StepStatus::Error) {   // the harness or the machine, not the configuration
+      last_error_ = reason;
+      return std::nullopt;
     }
-    return out;
-  }
-
-  const std::vector<Workload>& quick() const { return quick_; }
-
- private:
-  Measured& failed(Measured& m, StepStatus s, const std::string& reason) {
-    if (s == StepStatus::Cancelled) throw Fatal(kExitInterrupted, "interrupted");
-    if (s == StepStatus::Error)   // the harness or the machine, not the configuration
-      throw Fatal(kExitInfrastructure, "the measurement failed (" + reason + "); nothing was written");
     if (s != StepStatus::Wrong) recover();
-    m.failure = failure_decision(s);
-    m.reason = reason;
-    return m;
+    e.failure = failure_decision(s);
+    e.reason = reason;
+    return e;
   }
 
   void recover() {
     std::string err;
     if (!o_.session->recover(kConfigSlot, &err))
-      throw Fatal(kExitInfrastructure, "the harness could not be restarted: " + err);
+      throw Fatal(kExitInfrastructure, "the harness could not be restarted: " + err + "; run it again to continue");
   }
 
   OneShot& o_;
   const RunConfig& cfg_;
   Printer& printer_;
   const std::atomic<bool>* stop_;
-  std::vector<Workload> quick_;
-  std::map<size_t, std::vector<double>> reference_medians_;
+  std::vector<Workload> workloads_;
+  std::string last_error_;
 };
 
 std::string first_line(const std::string& text) {
@@ -221,7 +227,33 @@ std::string command_text(const SpaceArgs& a, const RunConfig& cfg) {
     if (std::string(name) == "kernel" || it == a.f.options.end() || it->second->count() == 0) return;
     for (const auto& r : it->second->results()) s += " " + it->second->get_name() + " " + r;
   });
-  return s + " --out " + a.out;
+  if (a.workloads != "quick") s += " --workloads " + a.workloads;
+  return s + " -o " + a.out;
+}
+
+// One point of the file from what is known of its configuration; the time on
+// each workload is the reference's median over the whole measurement times the
+// configuration's paired ratio to it.
+SpacePoint point_for(const Config& c, const SpaceEntry& e, const std::vector<double>& ref,
+                     const std::vector<Workload>& workloads) {
+  SpacePoint p;
+  p.tunables = c.tunables;
+  if (!e.build.empty()) p.detail["build"] = e.build.substr(0, 12);
+  if (e.failure) {
+    p.decision = *e.failure;
+    p.reason = e.reason;
+    return p;
+  }
+  double log_sum = 0;
+  nlohmann::json per = nlohmann::json::object();
+  for (size_t w = 0; w < e.ratio.size(); ++w) {
+    double us = ref[w] / e.ratio[w];
+    log_sum += std::log(us);
+    per[workloads[w].name] = {{"us", us}, {"ratio_ci", {e.ci_low[w], e.ci_high[w]}}};
+  }
+  p.time_us = std::exp(log_sum / static_cast<double>(e.ratio.size()));
+  p.detail["workloads"] = per;
+  return p;
 }
 
 }  // namespace
@@ -231,17 +263,20 @@ CommandAction add_space_command(CLI::App& sub) {
   add_config_flags(sub, a->f, {"kernel", "gpu", "seed", "screen_min_samples", "screen_min_seconds",
                                "screen_max_seconds", "target_rel_ci", "cold", "build_jobs", "verify_timeout_s",
                                "bench_timeout_s"});
-  sub.add_option("--out", a->out, "the space file to write (JSON lines, docs/spaces.md)");
+  sub.add_option("-o,--out", a->out, "the space file to write (JSON lines, docs/spaces.md)");
+  sub.add_option("--workloads", a->workloads, "the workloads to measure on: quick, timed or all")
+      ->capture_default_str();
   sub.add_option("--values", a->values,
                  "measure a declared subset: NAME=V1,V2,... keeps only these values of a tunable (repeatable)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub.add_flag("--count", a->count_only, "print how many configurations the space holds, and measure nothing");
   sub.footer(
-      "Every feasible configuration is built (--build-jobs at once), verified on the quick workloads and timed "
-      "on them as a screen is (--screen-* options), interleaved with the default configuration. Builds that are "
-      "byte-identical are timed once. Exit codes: 0 written; 2 bad usage; 4 infrastructure; 130 interrupted "
-      "(nothing written).");
+      "Every feasible configuration is built (--build-jobs at once), verified on the workloads and timed on them "
+      "as a screen is (--screen-* options), interleaved with the default configuration. Builds that are "
+      "byte-identical are timed once. Progress goes to OUT.partial as it is measured: the same command run again "
+      "continues where it stopped. Exit codes: 0 written; 2 bad usage; 4 infrastructure (some configurations "
+      "could not be measured: run it again); 130 interrupted (run it again to continue).");
   return [a] {
     Paths paths = discover_paths(fs::current_path());
     RunConfig cfg = layered_config(a->f, paths, nullptr);
@@ -260,7 +295,7 @@ CommandAction add_space_command(CLI::App& sub) {
                                subset.empty() ? "" : " (the declared subset)");
       return kExitOk;
     }
-    if (a->out.empty()) throw usage_error("--out FILE: where to write the space");
+    if (a->out.empty()) throw usage_error("-o FILE: where to write the space");
 
     RealWorld real;
     TerminalPrinter& printer = real.printer;
@@ -269,93 +304,113 @@ CommandAction add_space_command(CLI::App& sub) {
     for (const auto& t : m.tunables) sets.push_back(fmt::format("{}={}", t.name, t.default_value));
     OneShot o = prepare_one_shot(real.world, cfg, sets, false);
     o.manifest.tunables = m.tunables;   // the subset, for the header
-    SpaceMeasurement sm(o, cfg, printer, real.world.stop);
-    auto reference = verify_workloads(*o.session, kReferenceSlot, sm.quick(), o.manifest, 1, cfg);
+    std::vector<Workload> workloads = select_workloads(o.manifest, a->workloads);
+    if (workloads.empty()) throw usage_error(fmt::format("{} declares no {} workloads", m.name, a->workloads));
+    nlohmann::json names = nlohmann::json::array();
+    for (const auto& w : workloads) names.push_back(w.name);
+    nlohmann::json sampling = {{"screen_min_samples", cfg.screen_min_samples},
+                               {"screen_min_seconds", cfg.screen_min_seconds},
+                               {"screen_max_seconds", cfg.screen_max_seconds},
+                               {"target_rel_ci", cfg.target_rel_ci},
+                               {"cold", cfg.cold}};
+    SpaceProgress progress(a->out + ".partial",
+                           {{"space", space_header(o.manifest)}, {"workloads", names}, {"sampling", sampling}});
+    SpaceMeasurement sm(o, cfg, printer, real.world.stop, workloads);
+    auto reference = verify_workloads(*o.session, kReferenceSlot, workloads, o.manifest, 1, cfg);
     if (reference.status != StepStatus::Ok)
-      throw usage_error("the default configuration fails on the quick workloads: " + reference.reason);
+      throw usage_error("the default configuration fails on the workloads: " + reference.reason);
 
+    // Only what the progress does not hold yet is built and measured.
+    std::vector<Config*> todo;
+    for (Config& c : configs)
+      if (!progress.find(c.tunables)) todo.push_back(&c);
+    if (todo.size() < configs.size())
+      printer.event(fmt::format("space: continuing {}: {} of {} configurations known, {} to go",
+                                progress.file().string(), configs.size() - todo.size(), configs.size(), todo.size()),
+                    Tone::Plain);
     int cores = static_cast<int>(std::thread::hardware_concurrency());
     int jobs = cfg.build_jobs > 0 ? cfg.build_jobs : std::max(1, cores - (m.backend == Backend::Cuda ? 2 : 0));
-    sm.build_all(configs, jobs);
+    sm.build_all(todo, jobs);
     const double built = real.clock.now_seconds();
 
     // One measurement per distinct build, in a shuffled order so slow drift of
     // the machine does not line up with any tunable.
-    std::map<std::string, std::vector<size_t>> by_build;
-    for (size_t i = 0; i < configs.size(); ++i)
-      if (configs[i].build.ok) by_build[configs[i].artifact_hash].push_back(i);
+    std::map<std::string, std::vector<Tunables>> by_build;
+    std::map<std::string, fs::path> artifact;
+    for (Config* c : todo) {
+      if (c->build.ok) {
+        by_build[c->artifact_hash].push_back(c->tunables);
+        artifact[c->artifact_hash] = c->build.artifact;
+        continue;
+      }
+      SpaceEntry e;
+      e.failure = c->build.timed_out ? Decision::Timeout : Decision::BuildError;
+      e.reason = "does not build: " + first_line(c->build.errors);
+      progress.add({c->tunables}, e);
+    }
     std::vector<std::string> order;
     for (const auto& [hash, members] : by_build) order.push_back(hash);
     unsigned long long seed = cfg.seed ? static_cast<unsigned long long>(cfg.seed) : 1;
     std::mt19937_64 rng(seed);
     for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng() % i]);
-    std::map<std::string, Measured> results;
-    double gpu_seconds = 0;
+    size_t unmeasured = 0;
     for (size_t k = 0; k < order.size(); ++k) {
-      if (real.world.stop->load()) throw Fatal(kExitInterrupted, "interrupted; nothing was written");
+      if (real.world.stop->load()) throw Fatal(kExitInterrupted, "interrupted; run it again to continue");
       double elapsed = real.clock.now_seconds() - built;
       printer.status(fmt::format("space: measuring build {} of {}{}", k + 1, order.size(),
                                  k > 0 ? fmt::format(", about {:.0f} s left", elapsed / k * (order.size() - k)) : ""));
-      const Config& c = configs[by_build[order[k]].front()];
-      results[order[k]] = sm.measure(c.build.artifact, seed + 7919 * k);
-      gpu_seconds += results[order[k]].gpu_seconds;
-    }
-    o.session->stop();
-
-    std::vector<double> ref = sm.reference_us();
-    std::vector<SpacePoint> points;
-    for (const Config& c : configs) {
-      SpacePoint p;
-      p.tunables = c.tunables;
-      if (!c.build.ok) {
-        p.decision = c.build.timed_out ? Decision::Timeout : Decision::BuildError;
-        p.reason = "does not build: " + first_line(c.build.errors);
-        points.push_back(std::move(p));
+      auto e = sm.measure(artifact[order[k]], seed + 7919 * k);
+      if (!e) {
+        unmeasured += by_build[order[k]].size();
         continue;
       }
-      const Measured& r = results.at(c.artifact_hash);
-      p.detail["build"] = c.artifact_hash.substr(0, 12);
-      if (r.failure) {
-        p.decision = *r.failure;
-        p.reason = r.reason;
-      } else {
-        double log_sum = 0;
-        nlohmann::json per = nlohmann::json::object();
-        for (size_t w = 0; w < r.ratio.size(); ++w) {
-          double us = ref[w] / r.ratio[w];
-          log_sum += std::log(us);
-          per[sm.quick()[w].name] = {{"us", us}, {"ratio_ci", {r.ratio_ci_low[w], r.ratio_ci_high[w]}}};
-        }
-        p.time_us = std::exp(log_sum / static_cast<double>(r.ratio.size()));
-        p.detail["workloads"] = per;
-      }
-      points.push_back(std::move(p));
+      e->build = order[k];
+      progress.add(by_build[order[k]], *e);
     }
+    o.session->stop();
+    printer.clear_status();
+    if (unmeasured > 0)
+      throw Fatal(kExitInfrastructure,
+                  fmt::format("{} configurations could not be measured (the machine failed them {} times each); "
+                              "the rest is kept in {}: run the same command again to measure them",
+                              unmeasured, kMeasureAttempts, progress.file().string()));
+
+    std::vector<double> ref;
+    for (auto& medians : progress.reference_medians(workloads.size())) ref.push_back(summarize(medians).median);
+    std::vector<SpacePoint> points;
+    double gpu_seconds = 0;
+    for (const Config& c : configs) {
+      const SpaceEntry& e = *progress.find(c.tunables);
+      points.push_back(point_for(c, e, ref, workloads));
+    }
+    for (const auto& [hash, members] : by_build)
+      if (const SpaceEntry* e = progress.find(members.front())) gpu_seconds += e->gpu_seconds;
 
     nlohmann::json header = space_header(o.manifest);
     nlohmann::json ref_json = nlohmann::json::object();
-    for (size_t w = 0; w < ref.size(); ++w) ref_json[sm.quick()[w].name] = ref[w];
+    for (size_t w = 0; w < ref.size(); ++w) ref_json[workloads[w].name] = ref[w];
     header["device"] = o.session->device().value("name", "?");
     header["date"] = real.clock.now_iso8601();
     header["command"] = command_text(*a, cfg);
-    header["workloads"] = ref_json;   // the reference's median µs per quick workload
-    header["sampling"] = {{"screen_min_samples", cfg.screen_min_samples},
-                          {"screen_min_seconds", cfg.screen_min_seconds},
-                          {"screen_max_seconds", cfg.screen_max_seconds},
-                          {"cold", cfg.cold}};
+    header["workloads"] = ref_json;   // the reference's median µs per workload
+    header["sampling"] = sampling;
     if (!subset.empty()) header["subset"] = subset;
     header["configurations"] = configs.size();
-    header["distinct_builds"] = by_build.size();
+    std::set<std::string> builds;
+    for (const Config& c : configs) builds.insert(progress.find(c.tunables)->build);
+    header["distinct_builds"] = builds.size();
     header["seconds"] = {{"build", built - started}, {"measure", real.clock.now_seconds() - built},
                          {"sampling", gpu_seconds}};
+    if (todo.size() < configs.size()) header["continued"] = true;   // the seconds are the last session's
     write_file_atomic(a->out, space_file_text(header, points));
     // What simulate will read, read back: a file that does not validate is a bug here.
     MeasuredSpace check = load_measured_space(a->out);
-    printer.clear_status();
+    std::error_code ec;
+    fs::remove(progress.file(), ec);
     fmt::print(stderr,
                "{}: {} configurations ({} distinct builds, {} failed) measured in {:.0f} s on {}; best {:.1f} µs, "
                "the default {:.1f} µs; {} within 5% of the best; written to {}\n",
-               m.name, configs.size(), by_build.size(), check.failures(), real.clock.now_seconds() - started,
+               m.name, configs.size(), builds.size(), check.failures(), real.clock.now_seconds() - started,
                header["device"].get<std::string>(), check.best_time_us(), *check.find(check.start())->time_us,
                check.within(0.05), a->out);
     return kExitOk;

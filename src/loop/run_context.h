@@ -94,6 +94,7 @@ struct RunContext {
 
   int last_id = 0;                        // highest candidate id logged
   int last_keep_id = 0;
+  std::optional<long long> untried_at_keep;   // the agent's untried count at the last keep (or the start)
   int keeps = 0;
   int candidates_this_session = 0;
   int infra_failures_in_a_row = 0;

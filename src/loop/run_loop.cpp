@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "autoresearch/loop/plateau.h"
 #include "autoresearch/util/errors.h"
 #include "steps.h"
 
@@ -45,9 +46,7 @@ std::string budget_reason(RunContext& ctx, int session_first_id) {
   if (ctx.max_cost_usd > 0 && ctx.cost_total >= ctx.max_cost_usd)
     return fmt::format("--max-cost ${:.2f} reached (${:.2f} spent)", ctx.max_cost_usd, ctx.cost_total);
   int since_keep = ctx.last_id - std::max(ctx.last_keep_id, session_first_id - 1);
-  if (ctx.cfg.plateau > 0 && since_keep >= ctx.cfg.plateau)
-    return fmt::format("plateau: {} candidates without a keep", since_keep);
-  return "";
+  return plateau_reason(ctx.cfg.plateau, ctx.untried_at_keep, since_keep);
 }
 
 // Build folders: kept candidates are copied out at keep; discards go at once;
@@ -76,6 +75,7 @@ class Loop {
   int run() {
     int first_id = ctx_.last_id + 1;
     ctx_.take_phases();   // setup is the final line's, not the first candidate's
+    ctx_.untried_at_keep = ctx_.agent->untried();
     std::string stop;
     bool interrupted = false;
     std::deque<fs::path> failures;
@@ -91,7 +91,10 @@ class Loop {
           infrastructure_failed("the A/A re-measurement failed"))
         return infrastructure_exit();
       if (queue_.empty() && !refill()) {
-        stop = ctx_.stop_requested() ? "interrupted by a signal" : "the agent has nothing left to try";
+        auto left = ctx_.agent->untried();
+        stop = ctx_.stop_requested()  ? "interrupted by a signal"
+               : left && *left == 0 ? "every allowed configuration has been tried"
+                                    : "the agent has nothing left to try";
         interrupted = ctx_.stop_requested();
         break;
       }
@@ -128,6 +131,7 @@ class Loop {
       } else {
         ctx_.infra_failures_in_a_row = 0;
       }
+      if (r.decision == Decision::Keep) ctx_.untried_at_keep = ctx_.agent->untried();
       refill_ahead();
     }
     discard_queue();

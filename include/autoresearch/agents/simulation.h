@@ -3,7 +3,9 @@
 // so strategies are compared without a GPU: the same propose / observe /
 // rebase exchange the loop has with the tuner, the same queue of proposals
 // built ahead, the same result cache, and a keep whenever a configuration is
-// faster than the incumbent by the keep rule's minimum gain.
+// faster than the incumbent by the keep rule's minimum gain. A configuration
+// judged twice is a bug (the tuner and its cache exist to prevent it): the
+// replay throws std::logic_error.
 #include <string>
 #include <vector>
 
@@ -18,6 +20,10 @@ struct SimulationOptions {
   int in_flight = 1;            // proposals queued ahead, as the loop's build jobs (1: a CPU package)
   double min_gain = 0.01;       // a keep is this much faster than the incumbent (the keep rule's min-gain)
   int seeds = 100;
+  // The tuner sees each time times exp(noise * sigma * N(0, 1)), sigma being the
+  // point's own measured spread (its per-workload ratio CIs); 0: the medians as
+  // measured. "Reached" is always judged on the measured medians.
+  double noise = 0;
   unsigned long long first_seed = 1;
 };
 
@@ -45,6 +51,11 @@ struct StrategyStats {
 SeedRun simulate_run(const MeasuredSpace& space, Strategy s, unsigned long long seed, const SimulationOptions& o);
 // simulate_run over o.seeds seeds (first_seed, first_seed + 1, ...).
 StrategyStats simulate_strategy(const MeasuredSpace& space, Strategy s, const SimulationOptions& o);
+
+// Parses "random", "evolution", "tpe", "all" (every strategy), comma lists of them.
+std::vector<Strategy> parse_strategies(const std::vector<std::string>& names);
+// The geomean time's relative spread (one sigma, log scale) of a measured point.
+double point_sigma(const SpacePoint& p);
 
 // Linear-interpolation quantile (R's type 7) of unsorted values; q in [0, 1].
 double quantile(std::vector<double> values, double q);
