@@ -71,6 +71,7 @@ class Tuner : public Agent {
   std::optional<Tunables> next_evolution(const AgentContext& ctx);
   std::optional<Tunables> next_tpe();   // strategy_tpe.cpp
   bool seen(const Tunables& t) const;
+  void release(const Tunables& t);   // a proposal that was never measured is untried again
   bool usable(const Tunables& t) const { return space_.feasible(t) && !seen(t); }
   std::string describe_change(const Tunables& from, const Tunables& to) const;
   // Per-context state: a new key (new source, compiler, GPU...) starts a fresh
@@ -91,6 +92,7 @@ class Tuner : public Agent {
   ResultCache* cache_;
   std::string context_key_;
   std::set<std::string> proposed_;                            // canonical tunables text
+  std::set<std::string> judged_;                              // ... of those measured (or the incumbent)
   std::vector<std::pair<Tunables, double>> scored_;           // fitness (lower better)
   std::vector<Tunables> failed_;                              // judged without a time (build error, wrong...)
 

@@ -20,8 +20,8 @@ struct Committed {
 };
 
 const Committed kCommitted[] = {
-    {"kernels/matmul_cpu/spaces/quick_288.jsonl", Strategy::Evolution, 0},
-    {"kernels/matmul_cpu/spaces/quick_288.jsonl", Strategy::Tpe, 0},
+    {"kernels/matmul_cpu/spaces/quick_288.jsonl", Strategy::Evolution, 2.5},   // 3.08x when committed
+    {"kernels/matmul_cpu/spaces/quick_288.jsonl", Strategy::Tpe, 3.5},         // 4.41x when committed
 };
 
 TEST_CASE("the committed measured spaces: the model-guided strategies keep their advantage over random") {

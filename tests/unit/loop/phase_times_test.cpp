@@ -37,7 +37,7 @@ TEST_CASE("nested phases charge only the innermost one, so the phases never over
 TEST_CASE("every candidate line and the final line carry the time per phase, which add up to the wall time") {
   Fixture f;
   f.work_takes_time = true;
-  int code = run_loop(f.world, f.request({{"goal", "5x"}, {"max_iters", 3}}));
+  int code = run_loop(f.world, f.request({{"goal", "5x"}, {"max_iters", 3}, {"plateau", 0}}));
   CHECK(code == kExitStopped);
   auto lines = f.lines();
   auto cands = of(lines, "candidate");
