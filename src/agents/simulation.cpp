@@ -146,8 +146,10 @@ std::vector<Strategy> parse_strategies(const std::vector<std::string>& names) {
   for (const auto& n : names) {
     if (n == "all") {
       for (Strategy s : {Strategy::Random, Strategy::Evolution, Strategy::Tpe}) add(s);
-    } else {
+    } else if (n == "random" || n == "evolution" || n == "tpe") {
       add(parse_strategy(n));
+    } else {
+      throw usage_error(fmt::format("--strategy: unknown strategy '{}' (expected random, evolution, tpe or all)", n));
     }
   }
   return out;

@@ -118,16 +118,26 @@ class SpaceMeasurement {
                    std::vector<Workload> workloads)
       : o_(o), cfg_(cfg), printer_(printer), stop_(stop), workloads_(std::move(workloads)) {}
 
-  void build_all(std::vector<Config*>& configs, int jobs) {
+  // Builds go to `dir` (one folder per configuration), and a build finished
+  // by an earlier run of the command (same sources, same options) is reused,
+  // so a measurement split over several runs compiles each configuration once.
+  void build_all(std::vector<Config*>& configs, int jobs, const fs::path& dir) {
     std::atomic<size_t> next{0}, done{0};
-    const fs::path dir = o_.paths.state() / "space" / o_.manifest.name;
-    std::error_code ec;
-    fs::remove_all(dir, ec);
     auto work = [&] {
       for (size_t i; (i = next++) < configs.size();) {
         if (stop_ && stop_->load()) return;
         Config& c = *configs[i];
-        c.build = o_.builder->build(o_.manifest.dir, c.tunables, dir / std::to_string(i), stop_);
+        const fs::path out = dir / sha256_hex(canonical(c.tunables)).substr(0, 16);
+        const fs::path marker = out / "built";
+        std::error_code ec;
+        if (fs::exists(marker, ec) && fs::exists(read_file(marker), ec)) {
+          c.build.ok = true;
+          c.build.artifact = read_file(marker);
+        } else {
+          fs::remove_all(out, ec);
+          c.build = o_.builder->build(o_.manifest.dir, c.tunables, out, stop_);
+          if (c.build.ok) write_file_atomic(marker, c.build.artifact.string());
+        }
         if (c.build.ok) c.artifact_hash = sha256_file(c.build.artifact);
         ++done;
       }
@@ -313,8 +323,16 @@ CommandAction add_space_command(CLI::App& sub) {
                                {"screen_max_seconds", cfg.screen_max_seconds},
                                {"target_rel_ci", cfg.target_rel_ci},
                                {"cold", cfg.cold}};
-    SpaceProgress progress(a->out + ".partial",
-                           {{"space", space_header(o.manifest)}, {"workloads", names}, {"sampling", sampling}});
+    // The sources are part of what is measured: a progress made on other ones is refused.
+    nlohmann::json sources = nlohmann::json::object();
+    for (const auto& e : o.manifest.editable) {
+      std::error_code ec;
+      fs::path f = o.manifest.dir / e;
+      if (fs::is_regular_file(f, ec)) sources[e] = sha256_file(f).substr(0, 16);
+    }
+    const nlohmann::json progress_identity = {{"space", space_header(o.manifest)}, {"workloads", names},
+                                              {"sampling", sampling}, {"sources", sources}};
+    SpaceProgress progress(a->out + ".partial", progress_identity);
     SpaceMeasurement sm(o, cfg, printer, real.world.stop, workloads);
     auto reference = verify_workloads(*o.session, kReferenceSlot, workloads, o.manifest, 1, cfg);
     if (reference.status != StepStatus::Ok)
@@ -330,7 +348,9 @@ CommandAction add_space_command(CLI::App& sub) {
                     Tone::Plain);
     int cores = static_cast<int>(std::thread::hardware_concurrency());
     int jobs = cfg.build_jobs > 0 ? cfg.build_jobs : std::max(1, cores - (m.backend == Backend::Cuda ? 2 : 0));
-    sm.build_all(todo, jobs);
+    const fs::path build_dir =
+        o.paths.state() / "space" / (m.name + "-" + sha256_hex(progress_identity.dump()).substr(0, 12));
+    sm.build_all(todo, jobs, build_dir);
     const double built = real.clock.now_seconds();
 
     // One measurement per distinct build, in a shuffled order so slow drift of
@@ -407,6 +427,7 @@ CommandAction add_space_command(CLI::App& sub) {
     MeasuredSpace check = load_measured_space(a->out);
     std::error_code ec;
     fs::remove(progress.file(), ec);
+    fs::remove_all(build_dir, ec);
     fmt::print(stderr,
                "{}: {} configurations ({} distinct builds, {} failed) measured in {:.0f} s on {}; best {:.1f} µs, "
                "the default {:.1f} µs; {} within 5% of the best; written to {}\n",
