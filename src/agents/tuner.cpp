@@ -13,13 +13,15 @@ namespace ar {
 Strategy parse_strategy(const std::string& name) {
   if (name == "random") return Strategy::Random;
   if (name == "evolution") return Strategy::Evolution;
-  throw usage_error(fmt::format("unknown tune strategy '{}' (expected random or evolution)", name));
+  if (name == "tpe") return Strategy::Tpe;
+  throw usage_error(fmt::format("unknown tune strategy '{}' (expected random, evolution or tpe)", name));
 }
 
 const char* strategy_name(Strategy s) {
   switch (s) {
     case Strategy::Random: return "random";
     case Strategy::Evolution: return "evolution";
+    case Strategy::Tpe: return "tpe";
   }
   return "?";
 }
@@ -38,11 +40,13 @@ std::vector<Proposal> Tuner::propose(const AgentContext& ctx, int max_count) {
   }
   // The incumbent has been measured by the driver, cached or not.
   proposed_.insert(canonical(incumbent_));
+  judged_.insert(canonical(incumbent_));
 
   std::vector<Proposal> out;
   for (int i = 0; i < max_count; ++i) {
-    std::optional<Tunables> t =
-        strategy_ == Strategy::Random ? next_random() : next_evolution(ctx);
+    std::optional<Tunables> t = strategy_ == Strategy::Random      ? next_random()
+                                : strategy_ == Strategy::Evolution ? next_evolution(ctx)
+                                                                   : next_tpe();
     if (!t) break;  // the feasible space is used up
     proposed_.insert(canonical(*t));
     ++explored_;
@@ -69,6 +73,12 @@ std::optional<Proposal> Tuner::rebase(const Proposal& stale, const AgentContext&
     auto base = stale.base_tunables.find(name);
     if (base == stale.base_tunables.end() || base->second != value) moved[name] = value;
   }
+  // The stale point itself is not measured when it is moved or dropped: it
+  // goes back to the untried, or it would never be tried (and a space would
+  // be "used up" with points never measured).
+  if (moved != stale.tunables && !judged_.count(canonical(stale.tunables)) &&
+      !(cache_ && cache_->find(context_key_, stale.tunables)))
+    release(stale.tunables);
   if (moved == current || !space_.feasible(moved)) return std::nullopt;
   if (moved != stale.tunables && seen(moved)) return std::nullopt;
   proposed_.insert(canonical(moved));
@@ -89,10 +99,32 @@ void Tuner::observe(const Proposal& proposal, const Outcome& outcome) {
 // failure (build, verify, guard, crash) is a dead end, not a parent.
 void Tuner::remember(const Tunables& t, const Outcome& outcome) {
   proposed_.insert(canonical(t));
+  judged_.insert(canonical(t));
   if (!is_candidate_failure(outcome.decision) && outcome.quick_geomean_us &&
       std::isfinite(*outcome.quick_geomean_us)) {
     scored_.emplace_back(t, *outcome.quick_geomean_us);
+  } else if (outcome.decision != Decision::Error && outcome.decision != Decision::Interrupted) {
+    failed_.push_back(t);
   }
+}
+
+void Tuner::release(const Tunables& t) {
+  if (!proposed_.erase(canonical(t)) || !pool_ready_) return;
+  // Random draws from the pool without replacement: the point goes back in.
+  std::vector<size_t> idx = space_.indices(t);
+  uint64_t code = 0;
+  for (size_t d = m_.tunables.size(); d-- > 0;)
+    code = code * std::max<uint64_t>(1, m_.tunables[d].values.size()) + idx[d];
+  pool_.push_back(code);
+}
+
+std::optional<long long> Tuner::untried() {
+  if (!active_key_ || *active_key_ != context_key_) enter_context();
+  if (space_.size() > (1 << 20)) return std::nullopt;
+  if (!feasible_count_) feasible_count_ = static_cast<long long>(space_.feasible_codes().size());
+  // proposed_ holds only feasible points: the tuner's own proposals, the
+  // incumbents it started from and this context's cached results (its own).
+  return std::max(0LL, *feasible_count_ - static_cast<long long>(proposed_.size()));
 }
 
 // Results under another key were measured against other sources, compiler or GPU:
@@ -100,7 +132,9 @@ void Tuner::remember(const Tunables& t, const Outcome& outcome) {
 void Tuner::enter_context() {
   active_key_ = context_key_;
   proposed_.clear();
+  judged_.clear();
   scored_.clear();
+  failed_.clear();
   pool_.clear();
   pool_ready_ = false;
   explored_ = 0;

@@ -39,6 +39,10 @@ const CommandSpec kCommands[] = {
      add_init_command},
     {"profile", "the kernel's hardware-counter profile (ncu, --clock-control none), as text agents get it",
      add_profile_command},
+    {"space", "measure every feasible configuration of a package's tunables on its quick workloads (a space file)",
+     add_space_command},
+    {"simulate", "replay a measured space with the tuner's strategies: evaluations to near the best, vs random",
+     add_simulate_command},
 };
 
 }  // namespace

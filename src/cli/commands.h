@@ -30,5 +30,7 @@ CommandAction add_runs_command(CLI::App& sub);
 CommandAction add_adopt_command(CLI::App& sub);
 CommandAction add_clean_command(CLI::App& sub);
 CommandAction add_init_command(CLI::App& sub);
+CommandAction add_space_command(CLI::App& sub);
+CommandAction add_simulate_command(CLI::App& sub);
 
 }  // namespace ar

@@ -93,6 +93,7 @@ class CandidateRun {
     if (decision != Decision::Keep) {
       // Whatever the agent did to the worktree (edits, new files, commits, another
       // branch), the incumbent is what stays.
+      auto timed = ctx_.phases.time(Phase::Git);
       try {
         ctx_.git->restore(ctx_.branch, ctx_.incumbent.commit);
       } catch (const std::exception& e) {
@@ -104,6 +105,7 @@ class CandidateRun {
     if (decision == Decision::Error) result_.infrastructure_failure = true;
     ctx_.tokens_total += p_.tokens_in() + p_.tokens_out();
     ctx_.cost_total += p_.cost_usd();
+    rec_["phases"] = ctx_.take_phases();
     if (!append_record()) return;
     clear_in_flight(ctx_);
 
@@ -139,6 +141,7 @@ class CandidateRun {
   // The log line is the record: a keep whose line cannot be written is undone,
   // so the branch never holds a commit the log does not know.
   bool append_record() {
+    auto timed = ctx_.phases.time(Phase::Log);
     try {
       ctx_.log->append(rec_);
       return true;
@@ -197,6 +200,7 @@ class CandidateRun {
   }
 
   bool apply() {
+    auto timed = ctx_.phases.time(Phase::Apply);
     auto& m = ctx_.manifest;
     try {
       if (!p_.edited_worktree) {
@@ -232,6 +236,9 @@ class CandidateRun {
   bool guard_scope() {
     // An agent may only edit files: a commit, a reset or another branch is
     // undone (finish restores the incumbent) and the candidate refused.
+    auto guarding = ctx_.phases.time(Phase::Guard);
+    std::optional<PhaseTimes::Scope> git_calls;
+    git_calls.emplace(ctx_.phases, Phase::Git);
     std::string branch = ctx_.git->current_branch();
     std::string head = ctx_.git->head();
     if (branch != ctx_.branch || head != ctx_.incumbent.commit) {
@@ -246,6 +253,7 @@ class CandidateRun {
     auto changed = ctx_.git->changed_files(ctx_.package_prefix);
     rec_["files"] = changed;
     rec_["diff"] = ctx_.git->diff();
+    git_calls.reset();
     mark_in_flight(ctx_, id_, rec_);   // a run killed from here on leaves this diff for the resume
     if (p_.idea.empty()) p_.idea = "edit: " + summarize_diff(rec_["diff"].get<std::string>());
     if (changed.empty() && p_.changes_source()) {
@@ -262,7 +270,13 @@ class CandidateRun {
 
   bool build(PreparedBuild* prebuilt) {
     status("building");
-    PreparedBuild pb = prebuilt ? std::move(*prebuilt) : prepare_build(ctx_, p_.tunables, id_, ctx_.world.stop);
+    PreparedBuild pb;
+    if (prebuilt) {
+      pb = std::move(*prebuilt);   // the loop's wait for it was build_wait
+    } else {
+      auto timed = ctx_.phases.time(Phase::Build);
+      pb = prepare_build(ctx_, p_.tunables, id_, ctx_.world.stop);
+    }
     const auto& b = pb.build;
     rec_["build"] = build_json(pb);
     if (b.cancelled || ctx_.stop_requested()) {
@@ -284,6 +298,7 @@ class CandidateRun {
   }
 
   bool load_candidate() {
+    auto timed = ctx_.phases.time(Phase::Verify);
     auto r = ctx_.session->load(kCandidateSlot, artifact_);
     if (!r.ok()) {
       if (r.status != HarnessReply::Status::Error) return failed_step(StepStatus::Crash, r.message, "load");
@@ -323,6 +338,7 @@ class CandidateRun {
 
   bool verify(const std::vector<Workload>& workloads, const char* which) {
     status(fmt::format("verifying ({} workloads, {})", workloads.size(), which));
+    auto timed = ctx_.phases.time(Phase::Verify);
     auto v = verify_workloads(*ctx_.session, kCandidateSlot, workloads, ctx_.manifest, seed_, ctx_.cfg);
     auto& slot = rec_["verify"];
     if (slot.is_null()) slot = {{"ok", true}, {"seconds", 0.0}, {"workloads", nlohmann::json::array()}};
@@ -340,6 +356,7 @@ class CandidateRun {
   bool tune_each() {
     if (ctx_.cfg.tune_each <= 0 || !p_.changes_source() || ctx_.manifest.tunables.empty()) return true;
     status(fmt::format("tuning its tunables ({} settings at most)", ctx_.cfg.tune_each));
+    auto timed = ctx_.phases.time(Phase::TuneEach);
     sweep_ = sweep_tunables(ctx_, id_, p_.tunables, artifact_, seed_);
     rec_["tune_each"] = sweep_->log;
     if (sweep_->cancelled) {
@@ -374,6 +391,7 @@ class CandidateRun {
       r = *sweep_->screen;   // the sweep screened every setting already
     } else {
       status(fmt::format("screening on {} quick workloads", quick.size()));
+      auto timed = ctx_.phases.time(Phase::Screen);
       r = measure_pair(*ctx_.session, kIncumbentSlot, kCandidateSlot, quick, ctx_.manifest,
                        screen_sampling(ctx_.cfg), seed_ ^ 0x5151, kCandidateSlot, ctx_.cfg);
       if (!measured(r, "screen")) return false;
@@ -406,8 +424,12 @@ class CandidateRun {
   bool measure_full() {
     auto timed = ctx_.timed();
     status(fmt::format("measuring on {} timed workloads", timed.size()));
-    auto full = measure_pair(*ctx_.session, kIncumbentSlot, kCandidateSlot, timed, ctx_.manifest,
-                             full_sampling(ctx_.cfg), seed_ ^ 0xf011, kCandidateSlot, ctx_.cfg);
+    MeasureOutcome full;
+    {
+      auto t = ctx_.phases.time(Phase::Measure);
+      full = measure_pair(*ctx_.session, kIncumbentSlot, kCandidateSlot, timed, ctx_.manifest,
+                          full_sampling(ctx_.cfg), seed_ ^ 0xf011, kCandidateSlot, ctx_.cfg);
+    }
     if (!measured(full, "measure")) return false;
     rec_["bench"] = comparison_json(ctx_, timed, full);
     rec_["speedup"] = full.comparison.speedup;
@@ -423,8 +445,12 @@ class CandidateRun {
       return false;
     }
     status("confirming in a second interleaved measurement");
-    auto confirm = measure_pair(*ctx_.session, kIncumbentSlot, kCandidateSlot, timed, ctx_.manifest,
-                                full_sampling(ctx_.cfg), seed_ ^ 0xc0f1, kCandidateSlot, ctx_.cfg);
+    MeasureOutcome confirm;
+    {
+      auto t = ctx_.phases.time(Phase::Confirm);
+      confirm = measure_pair(*ctx_.session, kIncumbentSlot, kCandidateSlot, timed, ctx_.manifest,
+                             full_sampling(ctx_.cfg), seed_ ^ 0xc0f1, kCandidateSlot, ctx_.cfg);
+    }
     if (!measured(confirm, "confirm")) return false;
     rec_["confirm"] = comparison_json(ctx_, timed, confirm);
     auto k = judge_keep(full.comparison, confirm.comparison, ctx_.aa_half_width, ctx_.rule);
@@ -442,6 +468,7 @@ class CandidateRun {
   bool sanitize() {
     std::string note;
     status("running compute-sanitizer on the smallest workload");
+    auto timed = ctx_.phases.time(Phase::Sanitizer);
     auto finding = run_sanitizers(ctx_, artifact_, &note);
     rec_["sanitizer"] = {{"note", note}, {"finding", finding ? nlohmann::json(*finding) : nlohmann::json()}};
     if (finding) {
@@ -453,12 +480,16 @@ class CandidateRun {
 
   void keep() {
     double vs_base = ctx_.vs_baseline * full_.speedup;
-    if (measure_vs_baseline(ctx_, kCandidateSlot)) vs_base = ctx_.vs_baseline;
+    {
+      auto timed = ctx_.phases.time(Phase::VsBaseline);
+      if (measure_vs_baseline(ctx_, kCandidateSlot)) vs_base = ctx_.vs_baseline;
+    }
     rec_["vs_baseline"] = vs_base;
     if (ctx_.vs_baseline_comparison)
       rec_["vs_baseline_ci"] = {ctx_.vs_baseline_comparison->ci_low, ctx_.vs_baseline_comparison->ci_high};
     std::string sha;
     try {
+      auto timed = ctx_.phases.time(Phase::Git);
       sha = ctx_.git->commit_all(commit_message(ctx_, id_, p_, full_, confirm_, threshold_, vs_base));
     } catch (const std::exception& e) {
       result_.infrastructure_failure = true;

@@ -38,7 +38,10 @@ std::string how_measured(const RunContext& ctx, bool measured, bool interrupted)
 
 int finish_run(RunContext& ctx, const std::string& stop_reason, bool interrupted) {
   bool measured = false;
-  if (!interrupted && ctx.keeps > 0) measured = measure_vs_baseline(ctx, kIncumbentSlot);
+  if (!interrupted && ctx.keeps > 0) {
+    auto timed = ctx.phases.time(Phase::VsBaseline);
+    measured = measure_vs_baseline(ctx, kIncumbentSlot);
+  }
   if (ctx.keeps == 0) ctx.vs_baseline = 1;
   double elapsed = ctx.world.clock->now_seconds() - ctx.started_at;
   bool goal_reached = ctx.vs_baseline >= ctx.goal;
@@ -63,7 +66,8 @@ int finish_run(RunContext& ctx, const std::string& stop_reason, bool interrupted
                            {"seconds", elapsed},
                            {"candidates_per_hour", elapsed > 0 ? ctx.candidates_this_session * 3600.0 / elapsed : 0},
                            {"measuring_share", elapsed > 0 ? ctx.gpu_seconds / elapsed : 0},
-                           {"gpu_seconds", ctx.gpu_seconds}}}};
+                           {"gpu_seconds", ctx.gpu_seconds}}},
+                         {"phases", ctx.phases.totals().to_json(elapsed)}};
   if (ctx.vs_baseline_comparison && ctx.keeps > 0) {
     line["ci"] = {ctx.vs_baseline_comparison->ci_low, ctx.vs_baseline_comparison->ci_high};
     line["workloads"] = to_json(*ctx.vs_baseline_comparison)["workloads"];
@@ -81,6 +85,9 @@ int finish_run(RunContext& ctx, const std::string& stop_reason, bool interrupted
                               line["session"]["candidates_per_hour"].get<double>(),
                               100 * line["session"]["measuring_share"].get<double>(), ctx.branch),
                   goal_reached ? Tone::Good : Tone::Plain);
+  ctx.out().event(fmt::format("time: {}; the device was measuring {:.0f}% of the wall time ({:.0f} of {:.0f} s)",
+                              phase_breakdown_text(ctx.phases.totals(), elapsed),
+                              elapsed > 0 ? 100 * ctx.gpu_seconds / elapsed : 0.0, ctx.gpu_seconds, elapsed));
   if (interrupted)
     ctx.out().event(fmt::format("the run is resumable: autoresearch run --resume {}", ctx.run_id));
   return end.exit_code;

@@ -31,6 +31,15 @@ std::string RunContext::status_prefix() {
   return fmt::format("[#{} | best {:.3f}x | kept {} | {}]", last_id, vs_baseline, keeps, elapsed_text());
 }
 
+nlohmann::json RunContext::take_phases() {
+  PhaseSeconds now = phases.totals();
+  double at = world.clock->now_seconds();
+  nlohmann::json j = (now - phases_logged).to_json(at - phases_logged_at);
+  phases_logged = now;
+  phases_logged_at = at;
+  return j;
+}
+
 std::string editable_source_hash(const Manifest& m, const std::filesystem::path& package_dir) {
   Sha256 h;
   for (const auto& e : m.editable) {

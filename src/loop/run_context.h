@@ -16,6 +16,7 @@
 #include "autoresearch/decide/keep_rule.h"
 #include "autoresearch/log/bench_table.h"
 #include "autoresearch/log/experiment_log.h"
+#include "autoresearch/loop/phase_times.h"
 #include "autoresearch/loop/world.h"
 #include "autoresearch/measure/harness.h"
 #include "autoresearch/util/file_lock.h"
@@ -93,14 +94,21 @@ struct RunContext {
 
   int last_id = 0;                        // highest candidate id logged
   int last_keep_id = 0;
+  std::optional<long long> untried_at_keep;   // the agent's untried count at the last keep (or the start)
   int keeps = 0;
   int candidates_this_session = 0;
   int infra_failures_in_a_row = 0;
   double started_at = 0;                  // world clock, this session
   double gpu_seconds = 0;                 // spent measuring, this session
+  PhaseTimes phases;                      // where this session's wall time went
+  PhaseSeconds phases_logged;             // the totals when the last candidate line took its share
+  double phases_logged_at = 0;            // ... and the clock then
   std::vector<ExperimentSummary> history;
 
-  explicit RunContext(World& w) : world(w) {}
+  explicit RunContext(World& w) : world(w), phases(w.clock) {}
+  // The phases since the previous candidate line, for the next one (and
+  // marks them as taken).
+  nlohmann::json take_phases();
   Printer& out() { return *world.printer; }
   bool stop_requested() const { return world.stop && world.stop->load(); }
   std::vector<Workload> quick() const;

@@ -4,10 +4,12 @@
 
 #include <deque>
 #include <future>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "autoresearch/loop/plateau.h"
 #include "autoresearch/util/errors.h"
 #include "steps.h"
 
@@ -44,9 +46,7 @@ std::string budget_reason(RunContext& ctx, int session_first_id) {
   if (ctx.max_cost_usd > 0 && ctx.cost_total >= ctx.max_cost_usd)
     return fmt::format("--max-cost ${:.2f} reached (${:.2f} spent)", ctx.max_cost_usd, ctx.cost_total);
   int since_keep = ctx.last_id - std::max(ctx.last_keep_id, session_first_id - 1);
-  if (ctx.cfg.plateau > 0 && since_keep >= ctx.cfg.plateau)
-    return fmt::format("plateau: {} candidates without a keep", since_keep);
-  return "";
+  return plateau_reason(ctx.cfg.plateau, ctx.untried_at_keep, since_keep);
 }
 
 // Build folders: kept candidates are copied out at keep; discards go at once;
@@ -74,6 +74,8 @@ class Loop {
 
   int run() {
     int first_id = ctx_.last_id + 1;
+    ctx_.take_phases();   // setup is the final line's, not the first candidate's
+    ctx_.untried_at_keep = ctx_.agent->untried();
     std::string stop;
     bool interrupted = false;
     std::deque<fs::path> failures;
@@ -85,11 +87,14 @@ class Loop {
       }
       stop = budget_reason(ctx_, first_id);
       if (!stop.empty()) break;
-      if (ctx_.cfg.aa_refresh > 0 && ctx_.last_id - ctx_.aa_measured_at >= ctx_.cfg.aa_refresh &&
-          !calibrate_aa(ctx_, "refresh") && infrastructure_failed("the A/A re-measurement failed"))
+      if (ctx_.cfg.aa_refresh > 0 && ctx_.last_id - ctx_.aa_measured_at >= ctx_.cfg.aa_refresh && !refresh_aa() &&
+          infrastructure_failed("the A/A re-measurement failed"))
         return infrastructure_exit();
       if (queue_.empty() && !refill()) {
-        stop = ctx_.stop_requested() ? "interrupted by a signal" : "the agent has nothing left to try";
+        auto left = ctx_.agent->untried();
+        stop = ctx_.stop_requested()  ? "interrupted by a signal"
+               : left && *left == 0 ? "every allowed configuration has been tried"
+                                    : "the agent has nothing left to try";
         interrupted = ctx_.stop_requested();
         break;
       }
@@ -126,6 +131,7 @@ class Loop {
       } else {
         ctx_.infra_failures_in_a_row = 0;
       }
+      if (r.decision == Decision::Keep) ctx_.untried_at_keep = ctx_.agent->untried();
       refill_ahead();
     }
     discard_queue();
@@ -133,6 +139,11 @@ class Loop {
   }
 
  private:
+  bool refresh_aa() {
+    auto timed = ctx_.phases.time(Phase::AaRefresh);
+    return calibrate_aa(ctx_, "refresh");
+  }
+
   AgentContext agent_context() {
     AgentContext a;
     a.manifest = &ctx_.manifest;
@@ -162,6 +173,7 @@ class Loop {
       mark_in_flight(ctx_, a.iteration, {{"agent", ctx_.agent->name()}, {"phase", "proposing"},
                                          {"started", ctx_.world.clock->now_iso8601()}});
     }
+    auto timed = ctx_.phases.time(Phase::Agent);
     auto proposals = ctx_.agent->propose(a, ctx_.agent->proposes_tunables_only() ? jobs_ : 1);
     if (proposals.empty()) {
       clear_in_flight(ctx_);
@@ -176,6 +188,7 @@ class Loop {
     if (jobs_ <= 1 || !ctx_.agent->proposes_tunables_only()) return;
     if (static_cast<int>(queue_.size()) >= jobs_) return;
     if (!budget_reason(ctx_, 1).empty()) return;
+    auto timed = ctx_.phases.time(Phase::Agent);
     auto proposals = ctx_.agent->propose(agent_context(), jobs_ - static_cast<int>(queue_.size()));
     for (auto& pr : proposals) enqueue(std::move(pr));
   }
@@ -186,7 +199,11 @@ class Loop {
   // change that was not the one measured.
   bool current(Pending& p) {
     if (p.proposal.base_id == ctx_.incumbent.candidate_id) return true;
-    auto rebased = ctx_.agent->rebase(p.proposal, agent_context());
+    std::optional<Proposal> rebased;
+    {
+      auto timed = ctx_.phases.time(Phase::Agent);
+      rebased = ctx_.agent->rebase(p.proposal, agent_context());
+    }
     bool same_build = rebased && rebased->tunables == p.proposal.tunables && !p.proposal.changes_source();
     if (!same_build && p.build.valid()) {
       wait_for(p.build);
@@ -214,6 +231,7 @@ class Loop {
   }
 
   void wait_for(std::future<PreparedBuild>& f) {
+    auto timed = ctx_.phases.time(Phase::BuildWait);
     ctx_.out().status(ctx_.status_prefix() + " waiting for the compiler");
     while (f.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready)
       if (ctx_.stop_requested()) cancel_builds_ = true;
@@ -274,6 +292,8 @@ int run_loop(World& world, RunRequest request) {
   ctx.cfg = request.config;
   ctx.paths = request.paths;
   ctx.started_at = world.clock->now_seconds();
+  std::optional<PhaseTimes::Scope> setup;
+  setup.emplace(ctx.phases, Phase::Setup);
   if (request.resume.empty()) {
     try {
       setup_new_run(ctx);
@@ -292,6 +312,7 @@ int run_loop(World& world, RunRequest request) {
   } else {
     setup_resume(ctx, request.resume, request.overrides);
   }
+  setup.reset();
   Loop loop(ctx);
   int code = loop.run();
   ctx.session->stop();

@@ -119,6 +119,9 @@ class Agent {
   // A proposal made against an older incumbent, moved onto the current one;
   // nullopt drops it (the default: a stale text edit is not guessed at).
   virtual std::optional<Proposal> rebase(const Proposal& stale, const AgentContext& now) { return std::nullopt; }
+  // How many configurations the agent has left to try (nullopt: unknown or
+  // unbounded, as for text agents): the plateau rule shrinks with it.
+  virtual std::optional<long long> untried() { return std::nullopt; }
 };
 
 }  // namespace ar

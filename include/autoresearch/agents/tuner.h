@@ -1,9 +1,10 @@
 #pragma once
-// The built-in agent "tune": searches the declared tunables. Two strategies:
-// random (uniform over the feasible space) and evolution (a model-guided local
+// The built-in agent "tune": searches the declared tunables. Three strategies:
+// random (uniform over the feasible space), evolution (a model-guided local
 // search: mutate and recombine the fittest configurations seen, moving to
-// neighbouring values). Both respect the constraints and never propose a
-// configuration already in the result cache or already proposed.
+// neighbouring values) and tpe (a tree-structured Parzen estimator over the
+// discrete space, as Optuna's sampler). All respect the constraints and never
+// propose a configuration already in the result cache or already proposed.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -43,7 +44,7 @@ class SearchSpace {
   const Manifest& m_;
 };
 
-enum class Strategy { Random, Evolution };
+enum class Strategy { Random, Evolution, Tpe };
 Strategy parse_strategy(const std::string& name);   // throws usage error on unknown names
 const char* strategy_name(Strategy s);
 
@@ -61,11 +62,16 @@ class Tuner : public Agent {
   // or a configuration already tried.
   std::optional<Proposal> rebase(const Proposal& stale, const AgentContext& now) override;
   void set_context_key(const std::string& key) { context_key_ = key; }
+  // Feasible configurations neither judged nor proposed yet in this context
+  // (nullopt: the space is too large to count).
+  std::optional<long long> untried() override;
 
  private:
   std::optional<Tunables> next_random();
   std::optional<Tunables> next_evolution(const AgentContext& ctx);
+  std::optional<Tunables> next_tpe();   // strategy_tpe.cpp
   bool seen(const Tunables& t) const;
+  void release(const Tunables& t);   // a proposal that was never measured is untried again
   bool usable(const Tunables& t) const { return space_.feasible(t) && !seen(t); }
   std::string describe_change(const Tunables& from, const Tunables& to) const;
   // Per-context state: a new key (new source, compiler, GPU...) starts a fresh
@@ -86,7 +92,9 @@ class Tuner : public Agent {
   ResultCache* cache_;
   std::string context_key_;
   std::set<std::string> proposed_;                            // canonical tunables text
+  std::set<std::string> judged_;                              // ... of those measured (or the incumbent)
   std::vector<std::pair<Tunables, double>> scored_;           // fitness (lower better)
+  std::vector<Tunables> failed_;                              // judged without a time (build error, wrong...)
 
   std::optional<std::string> active_key_;   // the context the state below belongs to
   Tunables incumbent_;                      // from the latest propose() call
@@ -95,6 +103,7 @@ class Tuner : public Agent {
   // Random strategy on a small space: the feasible points, drawn without replacement.
   std::vector<uint64_t> pool_;
   bool pool_ready_ = false;
+  std::optional<long long> feasible_count_;   // listable spaces: every feasible point, counted once
 };
 
 // Canonical text of a tunables assignment ("A=1,B=2"), the identity used everywhere.

@@ -80,7 +80,7 @@ struct RunConfig {
     v("agent", agent,
       "who proposes changes: tune (the built-in search over the declared tunables), llm (a model over "
       "HTTP edits the source), command (any program edits the source)");
-    v("strategy", strategy, "tune agent's search: evolution (model-guided) or random");
+    v("strategy", strategy, "tune agent's search: evolution (model-guided), tpe (Parzen estimator) or random");
     v("max_iters", max_iters, "stop after this many candidates (0: no limit)");
     v("max_hours", max_hours, "stop after this many hours of wall time (0: no limit)");
     v("plateau", plateau, "stop after this many candidates in a row without a keep (0: never)");

@@ -54,6 +54,8 @@ TEST_CASE("strategy names parse both ways") {
   CHECK(parse_strategy("evolution") == Strategy::Evolution);
   CHECK(std::string(strategy_name(Strategy::Evolution)) == "evolution");
   CHECK(std::string(strategy_name(Strategy::Random)) == "random");
+  CHECK(parse_strategy("tpe") == Strategy::Tpe);
+  CHECK(std::string(strategy_name(Strategy::Tpe)) == "tpe");
   REQUIRE_THROWS_AS(parse_strategy("bayes"), Fatal);
 }
 
@@ -363,6 +365,35 @@ TEST_CASE("a stale proposal is rebased onto the current incumbent, or dropped") 
   wide.tunables = {{"TILE", 16}, {"UNROLL", 1}, {"VEC", 8}};
   now.incumbent_tunables = {{"TILE", 64}, {"UNROLL", 1}, {"VEC", 1}};
   CHECK_FALSE(tuner.rebase(wide, now));
+}
+
+// Issue 11: a proposal dropped or moved by a rebase was never measured, so it
+// returns to the untried; otherwise a space is "used up" with points never tried.
+TEST_CASE("a stale proposal's own point goes back to the untried when a rebase moves or drops it") {
+  Manifest m = test::toy_manifest();
+  Tuner tuner(m, Strategy::Random, 3, nullptr);
+  AgentContext ctx;
+  ctx.manifest = &m;
+  ctx.incumbent_tunables = test::defaults_of(m);   // TILE 16, UNROLL 1, VEC 1
+  REQUIRE(tuner.untried() == 39);
+  tuner.propose(ctx, 0);                           // the start counts as tried
+  REQUIRE(tuner.untried() == 38);
+  Proposal stale;
+  stale.tunables = {{"TILE", 16}, {"UNROLL", 4}, {"VEC", 1}};
+  stale.base_tunables = ctx.incumbent_tunables;
+  AgentContext now = ctx;
+  now.incumbent_id = 5;
+  now.incumbent_tunables = {{"TILE", 32}, {"UNROLL", 1}, {"VEC", 2}};
+  auto moved = tuner.rebase(stale, now);
+  REQUIRE(moved);
+  // The moved point is taken, the stale one is free again (it was never measured).
+  CHECK(tuner.untried() == 37);
+  std::set<std::string> later;
+  for (int i = 0; i < 40; ++i)
+    for (const auto& p : tuner.propose(now, 1)) later.insert(canonical(p.tunables));
+  CHECK(later.count(canonical(stale.tunables)) == 1);
+  CHECK(later.count(canonical(moved->tunables)) == 0);
+  CHECK(tuner.untried() == 0);
 }
 
 }  // namespace ar

@@ -41,8 +41,9 @@ inline double model_us(const Model& m, int n = 1) {
 
 class ScriptedHarness : public Harness {
  public:
-  ScriptedHarness(std::atomic<bool>* stop, int interrupt_at_bench, int* kills_left)
-      : stop_(stop), interrupt_at_(interrupt_at_bench), kills_left_(kills_left) {}
+  // With a clock, each request takes the time it reports (verify 0.01 s, bench 0.05 s).
+  ScriptedHarness(std::atomic<bool>* stop, int interrupt_at_bench, int* kills_left, FakeClock* clock = nullptr)
+      : stop_(stop), interrupt_at_(interrupt_at_bench), kills_left_(kills_left), clock_(clock) {}
   // A (re)start is a new process: nothing is loaded.
   std::optional<nlohmann::json> start(std::string*) override {
     slots_.clear();
@@ -86,6 +87,7 @@ class ScriptedHarness : public Harness {
       }
       bool wrong = slots_[req["slot"]].wrong;
       r.body = {{"ok", true}, {"pass", !wrong}, {"reason", wrong ? "out: 7 elements outside tolerance" : ""}, {"seconds", 0.01}};
+      if (clock_) clock_->advance(0.01);
     } else if (cmd == "bench") {
       if (++benches_ == interrupt_at_) {
         stop_->store(true);
@@ -102,6 +104,7 @@ class ScriptedHarness : public Harness {
         samples[slot.get<std::string>()] = v;
       }
       r.body = {{"ok", true}, {"samples", samples}, {"rounds", n}, {"seconds", 0.05}};
+      if (clock_) clock_->advance(0.05);
     } else {
       r.body = {{"ok", true}};
     }
@@ -120,6 +123,7 @@ class ScriptedHarness : public Harness {
   std::atomic<bool>* stop_;
   int interrupt_at_;
   int* kills_left_;
+  FakeClock* clock_;
   int benches_ = 0;
   std::map<std::string, Model> slots_;
   std::mt19937_64 rng_{42};
@@ -136,6 +140,7 @@ struct Fixture {
   std::atomic<bool> stop{false};
   int interrupt_at_bench = -1;
   int harness_kills = 0;     // verifies of the candidate that die by SIGKILL first
+  bool work_takes_time = false;   // the harness's requests and each compile advance the clock
   World world;
 
   Fixture() {
@@ -156,10 +161,11 @@ struct Fixture {
     git({"commit", "-qm", "toy"});
     // The fake compiler: -E echoes the kernel under a line marker; a build
     // writes the command line into the artifact, where the harness reads X.
-    compiler.on("c++", [](const ProcessSpec& s) {
+    compiler.on("c++", [this](const ProcessSpec& s) {
       ProcessResult r;
       r.exit_code = 0;
       bool preprocess = std::find(s.argv.begin(), s.argv.end(), "-E") != s.argv.end();
+      if (work_takes_time) clock.advance(preprocess ? 0.1 : 0.5);
       if (preprocess) {
         r.out = "# 1 \"" + s.argv.back() + "\"\nextern \"C\" void ar_kernel(const void*) {}\n";
         return r;
@@ -180,7 +186,8 @@ struct Fixture {
     world.stop = &stop;
     world.open_git = [this](const fs::path& d) { return make_real_git(real, d); };
     world.open_harness = [this](const fs::path&, int) {
-      return std::make_unique<ScriptedHarness>(&stop, interrupt_at_bench, &harness_kills);
+      return std::make_unique<ScriptedHarness>(&stop, interrupt_at_bench, &harness_kills,
+                                               work_takes_time ? &clock : nullptr);
     };
     world.find_toolchain = [](Backend, std::string*) { return Toolchain{"c++", "fake 1.0"}; };
     world.build_harness = [](const Manifest&, const Paths&, const Toolchain&) { return fs::path("/fake/harness"); };
