@@ -1,7 +1,6 @@
 // `autoresearch profile`: the hardware-counter profile a text agent is given,
 // on its own: ncu (--clock-control none) over the protected harness verifying
 // the current source once on the smallest timed workload, or on --workload.
-#include <algorithm>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -33,9 +32,7 @@ CommandAction add_profile_command(CLI::App& sub) {
     RunConfig cfg = layered_config(a->f, paths, nullptr);
     RealWorld real;
     OneShot o = prepare_one_shot(real.world, cfg, a->sets, false);
-    if (!a->workload.empty() &&
-        std::none_of(o.manifest.workloads.begin(), o.manifest.workloads.end(),
-                     [&](const Workload& w) { return w.name == a->workload; }))
+    if (!a->workload.empty() && !o.manifest.find_workload(a->workload))
       throw usage_error(fmt::format("--workload {}: {} declares no such workload", a->workload, o.manifest.name));
     o.session->stop();   // ncu starts its own harness; the card is not shared while it counts
     ProfileRequest rq;

@@ -124,9 +124,9 @@ std::vector<Workload> select_workloads(const Manifest& m, const std::string& whi
   while (start <= which.size()) {
     size_t end = which.find(',', start);
     std::string name = which.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    auto it = std::find_if(m.workloads.begin(), m.workloads.end(), [&](const Workload& w) { return w.name == name; });
-    if (it == m.workloads.end()) throw usage_error(fmt::format("--workloads: {} has no workload '{}'", m.name, name));
-    out.push_back(*it);
+    const Workload* w = m.find_workload(name);
+    if (!w) throw usage_error(fmt::format("--workloads: {} has no workload '{}'", m.name, name));
+    out.push_back(*w);
     if (end == std::string::npos) break;
     start = end + 1;
   }

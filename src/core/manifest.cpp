@@ -287,6 +287,12 @@ const Tunable* Manifest::find_tunable(const std::string& n) const {
   return nullptr;
 }
 
+const Workload* Manifest::find_workload(const std::string& n) const {
+  for (const auto& w : workloads)
+    if (w.name == n) return &w;
+  return nullptr;
+}
+
 std::vector<const Workload*> Manifest::quick_workloads() const {
   std::vector<const Workload*> out;
   for (const auto& w : workloads)

@@ -183,15 +183,10 @@ std::optional<Profile> profile_kernel(ProcessRunner& runner, const ProfileReques
   if (!rq.manifest || rq.manifest->backend != Backend::Cuda) return fail("profiles are for CUDA packages");
   std::string ncu = ncu_path();
   if (ncu.empty()) return fail("ncu (Nsight Compute) is not installed");
-  const Workload* w = nullptr;
-  if (rq.workload.empty()) {
-    w = profile_workload(*rq.manifest);
-    if (!w) return fail("the package has no timed workload");
-  } else {
-    for (const Workload& x : rq.manifest->workloads)
-      if (x.name == rq.workload) w = &x;
-    if (!w) return fail("the package has no workload named '" + rq.workload + "'");
-  }
+  const Workload* w = rq.workload.empty() ? profile_workload(*rq.manifest) : rq.manifest->find_workload(rq.workload);
+  if (!w)
+    return fail(rq.workload.empty() ? "the package has no timed workload"
+                                    : "the package has no workload named '" + rq.workload + "'");
   fs::create_directories(rq.work_dir);
   fs::path log = rq.work_dir / "ncu.csv";
   std::error_code ec;

@@ -93,6 +93,7 @@ struct Manifest {
   std::vector<std::string> rules;          // package-specific "do not" rules for agents
 
   const Tunable* find_tunable(const std::string& name) const;
+  const Workload* find_workload(const std::string& name) const;   // declared ones only
   std::vector<const Workload*> quick_workloads() const;
   std::vector<const Workload*> timed_workloads() const;
   std::map<std::string, long long> default_tunables() const;
