@@ -7,50 +7,15 @@
 #include <limits>
 
 #include "autoresearch/agents/tuner.h"
-#include "tuner_fixtures.h"
+#include "synthetic_space.h"
 
 namespace ar {
 namespace {
 
-// 7 x 6 x 4 x 4 x 3 = 2016 points; the constraints cut a few regions out.
-Manifest quality_manifest() {
-  Manifest m;
-  m.name = "synthetic";
-  m.tunables = {{"BM", {16, 32, 64, 128, 256, 512, 1024}, 16, ""},
-                {"BN", {16, 32, 64, 128, 256, 512}, 512, ""},
-                {"WARPS", {1, 2, 4, 8}, 1, ""},
-                {"STAGES", {1, 2, 3, 4}, 1, ""},
-                {"SPLIT", {1, 2, 4}, 4, ""}};
-  m.constraints.push_back(test::parse_expr("BM * BN <= 65536"));
-  m.constraints.push_back(test::parse_expr("!(WARPS == 8 && STAGES == 4)"));
-  m.constraints.push_back(test::parse_expr("BM / WARPS >= 8"));
-  return m;
-}
-
-// A tilted bowl over the list positions with a coupling between BM and BN, like
-// tile shapes trading against each other; minimum near BM=128, BN=64..128.
-double true_time(const SearchSpace& space, const Tunables& t) {
-  static const double centre[] = {3.4, 2.6, 2.2, 2.7, 0.8};
-  static const double weight[] = {0.08, 0.10, 0.15, 0.12, 0.20};
-  std::vector<size_t> idx = space.indices(t);
-  double bowl = 0;
-  for (size_t d = 0; d < idx.size(); ++d) {
-    double x = static_cast<double>(idx[d]) - centre[d];
-    bowl += weight[d] * x * x;
-  }
-  bowl += 0.05 * (idx[0] - centre[0]) * (idx[1] - centre[1]);
-  return 100 * (1 + bowl);
-}
-
-// Measurement noise of ±1.5%, fixed per configuration (it is never re-measured).
-double measured_time(const SearchSpace& space, const Tunables& t) {
-  uint64_t h = std::hash<std::string>{}(canonical(t)) * 0x9E3779B97F4A7C15ull;
-  double u = static_cast<double>(h >> 11) * 0x1.0p-53;
-  return true_time(space, t) * (1 + 0.03 * (u - 0.5));
-}
-
-// Pretend the largest tiles with a split-K of 4 run out of registers.
-bool fails_to_build(const Tunables& t) { return t.at("SPLIT") == 4 && t.at("BM") >= 512; }
+using test::synthetic_fails_to_build;
+using test::synthetic_manifest;
+using test::synthetic_measured_us;
+using test::synthetic_true_us;
 
 // Evaluations (proposals judged) until one lands within 5% of the true optimum;
 // the incumbent moves to every configuration measured faster, as keeps would.
@@ -62,17 +27,17 @@ int evaluations_to_target(const Manifest& m, Strategy s, unsigned long long seed
   AgentContext ctx;
   ctx.manifest = &m;
   ctx.incumbent_tunables = test::defaults_of(m);
-  double incumbent_us = measured_time(space, ctx.incumbent_tunables);
+  double incumbent_us = synthetic_measured_us(space, ctx.incumbent_tunables);
   for (int n = 1;; ++n) {
     std::vector<Proposal> got = tuner.propose(ctx, 1);
     REQUIRE(got.size() == 1);  // the target exists, so the space cannot run out first
     const Tunables& t = got[0].tunables;
     REQUIRE(space.feasible(t));
     Outcome o;
-    if (fails_to_build(t)) {
+    if (synthetic_fails_to_build(t)) {
       o.decision = Decision::BuildError;
     } else {
-      o.quick_geomean_us = measured_time(space, t);
+      o.quick_geomean_us = synthetic_measured_us(space, t);
       o.decision = *o.quick_geomean_us < incumbent_us ? Decision::Keep : Decision::Discard;
     }
     tuner.observe(got[0], o);
@@ -81,25 +46,25 @@ int evaluations_to_target(const Manifest& m, Strategy s, unsigned long long seed
       ctx.incumbent_tunables = t;
       incumbent_us = *o.quick_geomean_us;
     }
-    if (!fails_to_build(t) && true_time(space, t) <= target) return n;
+    if (!synthetic_fails_to_build(t) && synthetic_true_us(space, t) <= target) return n;
   }
 }
 
 TEST_CASE("evolution reaches within 5% of the optimum in fewer evaluations than random") {
-  Manifest m = quality_manifest();
+  Manifest m = synthetic_manifest();
   SearchSpace space(m);
   double optimum = std::numeric_limits<double>::infinity();
   size_t feasible = 0, near_optimal = 0;
   std::vector<uint64_t> codes = space.feasible_codes();
   for (uint64_t code : codes) {
     Tunables t = space.decode(code);
-    if (!fails_to_build(t)) optimum = std::min(optimum, true_time(space, t));
+    if (!synthetic_fails_to_build(t)) optimum = std::min(optimum, synthetic_true_us(space, t));
   }
   const double target = optimum * 1.05;
   for (uint64_t code : codes) {
     Tunables t = space.decode(code);
     ++feasible;
-    if (!fails_to_build(t) && true_time(space, t) <= target) ++near_optimal;
+    if (!synthetic_fails_to_build(t) && synthetic_true_us(space, t) <= target) ++near_optimal;
   }
   REQUIRE(near_optimal >= 1);
   REQUIRE(space.feasible(test::defaults_of(m)));

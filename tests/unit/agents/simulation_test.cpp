@@ -8,7 +8,7 @@
 
 #include "autoresearch/agents/simulation.h"
 #include "autoresearch/util/errors.h"
-#include "tuner_fixtures.h"
+#include "synthetic_space.h"
 
 namespace ar {
 namespace {
@@ -34,36 +34,11 @@ std::string space_text(const Manifest& m, TimeOf time_of) {
   return space_file_text(space_header(m), points);
 }
 
-// A hard synthetic space (2016 points, as search_quality_test.cpp): a tilted
+// The hard synthetic space (synthetic_space.h) as a measured space: a tilted
 // bowl with coupled tiles, ±1.5% fixed noise, a region that does not build.
-Manifest hard_manifest() {
-  Manifest m;
-  m.name = "synthetic";
-  m.tunables = {{"BM", {16, 32, 64, 128, 256, 512, 1024}, 16, ""},
-                {"BN", {16, 32, 64, 128, 256, 512}, 512, ""},
-                {"WARPS", {1, 2, 4, 8}, 1, ""},
-                {"STAGES", {1, 2, 3, 4}, 1, ""},
-                {"SPLIT", {1, 2, 4}, 4, ""}};
-  m.constraints.push_back(test::parse_expr("BM * BN <= 65536"));
-  m.constraints.push_back(test::parse_expr("!(WARPS == 8 && STAGES == 4)"));
-  m.constraints.push_back(test::parse_expr("BM / WARPS >= 8"));
-  return m;
-}
-
 std::optional<double> hard_time(const SearchSpace& space, const Tunables& t) {
-  if (t.at("SPLIT") == 4 && t.at("BM") >= 512) return std::nullopt;
-  static const double centre[] = {3.4, 2.6, 2.2, 2.7, 0.8};
-  static const double weight[] = {0.08, 0.10, 0.15, 0.12, 0.20};
-  std::vector<size_t> idx = space.indices(t);
-  double bowl = 0;
-  for (size_t d = 0; d < idx.size(); ++d) {
-    double x = static_cast<double>(idx[d]) - centre[d];
-    bowl += weight[d] * x * x;
-  }
-  bowl += 0.05 * (idx[0] - centre[0]) * (idx[1] - centre[1]);
-  uint64_t h = std::hash<std::string>{}(canonical(t)) * 0x9E3779B97F4A7C15ull;
-  double u = static_cast<double>(h >> 11) * 0x1.0p-53;
-  return 100 * (1 + bowl) * (1 + 0.03 * (u - 0.5));
+  if (test::synthetic_fails_to_build(t)) return std::nullopt;
+  return test::synthetic_measured_us(space, t);
 }
 
 MeasuredSpace toy_space() {
@@ -163,7 +138,7 @@ TEST_CASE("the replay's numbers: reached at once from a best start, quartiles, n
 }
 
 TEST_CASE("on a synthetic hard space the model-guided strategies need far fewer evaluations than random") {
-  MeasuredSpace s = parse_measured_space(space_text(hard_manifest(), hard_time), "hard.jsonl");
+  MeasuredSpace s = parse_measured_space(space_text(test::synthetic_manifest(), hard_time), "hard.jsonl");
   SimulationOptions o;
   o.seeds = 100;
   auto random = simulate_strategy(s, Strategy::Random, o);
