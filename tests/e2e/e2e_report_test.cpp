@@ -1,8 +1,7 @@
 // `autoresearch report` on a real run of the CPU package: every format reads
 // the log the run wrote, and the commands it prints to reproduce the best run.
-#include <fstream>
-#include <sstream>
 
+#include "autoresearch/util/fs.h"
 #include "catch.h"
 #include "e2e_support.h"
 
@@ -18,13 +17,6 @@ size_t count(const std::string& text, const std::string& part) {
   size_t n = 0;
   for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) ++n;
   return n;
-}
-
-std::string slurp(const fs::path& f) {
-  std::ifstream in(f);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 // A printed command line run by sh in `dir`, its `&& autoresearch` being the binary under test.
@@ -96,7 +88,7 @@ TEST_CASE("report: a real CPU run in every format, and its reproduce commands wo
   // HTML into a file: self-contained, the five plots.
   auto html = run_cli(repo, {"report", "--format", "html", "-o", "report.html"});
   REQUIRE(html.exit_code == 0);
-  const std::string page = slurp(repo.dir / "report.html");
+  const std::string page = ar::read_file(repo.dir / "report.html");
   CHECK(count(page, "<svg ") == 5);
   CHECK(page.find("<script") == std::string::npos);
   CHECK(repo.git({"status", "--porcelain"}) == "?? report.html");
@@ -117,6 +109,6 @@ TEST_CASE("report: a real CPU run in every format, and its reproduce commands wo
   INFO(bench.err);
   CHECK(bench.exit_code == 0);
   CHECK(bench.err.find("| sq192 ") != std::string::npos);   // the table: human output goes to stderr
-  CHECK(nlohmann::json::parse(slurp(best_dir / "kernels/matmul_cpu/tunables.json")) == kept.back()["tunables"]);
+  CHECK(nlohmann::json::parse(ar::read_file(best_dir / "kernels/matmul_cpu/tunables.json")) == kept.back()["tunables"]);
   repo.git({"worktree", "remove", "--force", best_dir.string()});
 }
