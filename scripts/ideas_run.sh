@@ -2,7 +2,7 @@
 # The human's prepared ideas for sparse_mla, judged by the tool on a GPU (issue 9):
 # one `autoresearch run --agent command` whose agent applies patch N of
 # scripts/ideas/sparse_mla on call N, each tuned by --tune-each. Before the run,
-# the wgmma probe checks the descriptor layout of the wgmma idea on its own.
+# the wgmma probe (scripts/ideas_bench.sh) checks the wgmma descriptors on their own.
 # The console, log, table and branch go under $OUT.
 #
 #   AUTORESEARCH=./build/autoresearch TAG=ideas2 TUNE_EACH=8 [EXTRA_ARGS="--max-hours 0.1"] scripts/ideas_run.sh
@@ -14,20 +14,8 @@ TAG=${TAG:-ideas-$(date +%H%M%S)}
 TUNE_EACH=${TUNE_EACH:-8}
 cd "$REPO"
 
-# The probe, against the package with every prepared patch applied (PROBE=0 skips it).
-[ "${PROBE:-1}" = 1 ] && {
-probe_dir=$(mktemp -d)
-cp kernels/sparse_mla/*.cu kernels/sparse_mla/*.h "$probe_dir"/
-for p in scripts/ideas/sparse_mla/*.patch; do
-  (cd "$probe_dir" && patch -s -p3 < "$REPO/$p") || echo "probe: $(basename "$p") does not apply"
-done
-if nvcc -gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 -w -I"$probe_dir" -I include \
-     tests/gpu/wgmma_probe.cu -o "$probe_dir/probe" 2> "$probe_dir/probe.err"; then
-  for c in 0 1 2 3; do "$probe_dir/probe" $c; done 2>&1 | tee "$OUT_DIR/wgmma_probe.txt"   # one process per case
-else
-  head -20 "$probe_dir/probe.err" | tee "$OUT_DIR/wgmma_probe.txt"
-fi
-}
+# The wgmma probe first (scripts/ideas_bench.sh with no stack to bench; PROBE=0 skips it).
+[ "${PROBE:-1}" = 1 ] && OUT="$OUT_DIR" AUTORESEARCH="$AR" bash scripts/ideas_bench.sh
 
 "$AR" run --kernel sparse_mla --agent command --agent-cmd "bash scripts/apply_ideas.sh scripts/ideas/sparse_mla" \
   --tune-each "$TUNE_EACH" --tag "$TAG" --plateau 0 --goal 2x --profile false ${EXTRA_ARGS:-} 2>&1 | tee "$OUT_DIR/$TAG.console.txt"
