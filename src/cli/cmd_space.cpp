@@ -97,16 +97,6 @@ struct Config {
   std::string artifact_hash;   // identical builds share one measurement
 };
 
-Decision failure_decision(StepStatus s) {
-  switch (s) {
-    case StepStatus::Wrong: return Decision::Wrong;
-    case StepStatus::Crash: return Decision::Crash;
-    case StepStatus::Timeout: return Decision::Timeout;
-    case StepStatus::Guard: return Decision::RejectedByGuard;
-    default: return Decision::Error;
-  }
-}
-
 // A measurement the machine spoiled (a harness error, rounds dropped for a low
 // clock) is taken again this many times before the configuration is left for
 // the next run of the command.
@@ -197,12 +187,13 @@ class SpaceMeasurement {
 
   std::optional<SpaceEntry> failed(SpaceEntry& e, StepStatus s, const std::string& reason) {
     if (s == StepStatus::Cancelled) throw Fatal(kExitInterrupted, "interrupted; run it again to continue");
-    if (s == StepStatus::Error) {   // the harness or the machine, not the configuration
+    const Decision d = decision_for_failure(s, reason);
+    if (d == Decision::Error) {   // the harness or the machine, not the configuration
       last_error_ = reason;
       return std::nullopt;
     }
     if (s != StepStatus::Wrong) recover();
-    e.failure = failure_decision(s);
+    e.failure = d;
     e.reason = reason;
     return e;
   }

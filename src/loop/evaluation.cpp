@@ -21,6 +21,23 @@ const char* step_status_name(StepStatus s) {
   return "?";
 }
 
+Decision decision_for_failure(StepStatus s, const std::string& reason) {
+  switch (s) {
+    case StepStatus::Wrong: return Decision::Wrong;
+    case StepStatus::Crash: return Decision::Crash;
+    case StepStatus::Timeout: return Decision::Timeout;
+    case StepStatus::Cancelled: return Decision::Interrupted;
+    case StepStatus::Guard: return Decision::RejectedByGuard;
+    case StepStatus::Ok: return Decision::Error;
+    case StepStatus::Error:
+      if (reason.find("capture_error") != std::string::npos) return Decision::RejectedByGuard;
+      if (reason.find("load_error") != std::string::npos) return Decision::BuildError;
+      if (reason.find("launch_error") != std::string::npos) return Decision::Crash;
+      return Decision::Error;
+  }
+  return Decision::Error;
+}
+
 nlohmann::json workload_request(const Workload& w) { return {{"name", w.name}, {"params", w.params}}; }
 
 nlohmann::json tolerances_json(const Manifest& m) {

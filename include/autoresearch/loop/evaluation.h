@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autoresearch/core/config.h"
+#include "autoresearch/core/decision.h"
 #include "autoresearch/core/manifest.h"
 #include "autoresearch/log/bench_table.h"
 #include "autoresearch/measure/harness.h"
@@ -22,6 +23,12 @@ namespace ar {
 // reason reads "guard (<rule>): <message>".
 enum class StepStatus { Ok, Wrong, Crash, Timeout, Cancelled, Error, Guard };
 const char* step_status_name(StepStatus s);
+
+// What a failed step means for the candidate. The harness's load, launch and
+// capture errors are the kernel's doing (an artifact the harness rejects, a
+// plan the device cannot run, a launch that cannot be captured), so they count
+// against it; any other Error is the harness's or the machine's (Decision::Error).
+Decision decision_for_failure(StepStatus s, const std::string& reason);
 
 struct VerifyOutcome {
   StepStatus status = StepStatus::Ok;

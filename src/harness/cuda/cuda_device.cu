@@ -45,6 +45,8 @@ struct Binding {
   void* workspace = nullptr;
   size_t workspace_alloc = 0;                       // the plan's bytes rounded up to kWorkspaceGranule
   std::vector<std::vector<unsigned char>> params;   // per rotation, workspace pointer patched in
+  Problem* problem = nullptr;                       // re-read before each launch (refresh_params)
+  long workspace_offset = -1;
   std::vector<cudaGraphExec_t> graphs;              // per rotation
   long long pad_cycles = -1;                        // spin kernel after the stages; < 0: none
 
@@ -153,14 +155,10 @@ class CudaDevice final : public Device {
             cuFuncSetAttribute(b->stages[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                static_cast<int>(b->plan.stage[i].shared_bytes)));
 
+    b->problem = &problem;
+    b->workspace_offset = ws_offset;
     b->params.resize(rotations);
-    for (int r = 0; r < rotations; ++r) {
-      size_t size = 0;
-      const auto* p = static_cast<const unsigned char*>(problem.params(r, &size));
-      if (size != blob_bytes) throw HarnessError("problem_error", "params size differs between rotations", slot);
-      b->params[r].assign(p, p + size);
-      if (ws_offset >= 0) std::memcpy(b->params[r].data() + ws_offset, &b->workspace, sizeof(void*));
-    }
+    for (int r = 0; r < rotations; ++r) b->params[r] = current_params(*b, r, slot);
     if (pad_us >= 0) b->pad_cycles = pad_cycles(pad_us, pad_clock_mhz());
     for (int r = 0; r < rotations; ++r) b->graphs.push_back(capture(*b, r, slot));
     AR_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -173,6 +171,7 @@ class CudaDevice final : public Device {
 
   void run(const std::string& slot, int rotation) override {
     Binding& b = binding_ref(slot, rotation);
+    refresh_params(b, rotation, slot);
     repoison_workspace(b);
     for (int i = 0; i < b.plan.num_stages; ++i) launch(b, i, rotation);
     AR_CUDA("launch_error", cudaStreamSynchronize(stream_));
@@ -180,6 +179,7 @@ class CudaDevice final : public Device {
 
   double time_once(const std::string& slot, int rotation, bool cold) override {
     Binding& b = binding_ref(slot, rotation);
+    refresh_params(b, rotation, slot);
     repoison_workspace(b);   // before the flush: its lines are evicted too
     if (cold) flush_l2();
     AR_CUDA_CHECK(cudaEventRecord(start_, stream_));
@@ -304,6 +304,31 @@ class CudaDevice final : public Device {
   }
 
   void launch(Binding& b, int stage, int rotation) { AR_CU("launch_error", launch_stage(b, stage, rotation)); }
+
+  // The rotation's params blob as the problem holds it now, with the slot's
+  // workspace pointer patched in.
+  std::vector<unsigned char> current_params(const Binding& b, int rotation, const std::string& slot) {
+    size_t size = 0;
+    const auto* p = static_cast<const unsigned char*>(b.problem->params(rotation, &size));
+    if (!b.params.empty() && !b.params[0].empty() && size != b.params[0].size())
+      throw HarnessError("problem_error", "params size differs between rotations", slot);
+    std::vector<unsigned char> blob(p, p + size);
+    if (b.workspace_offset >= 0) std::memcpy(blob.data() + b.workspace_offset, &b.workspace, sizeof(void*));
+    return blob;
+  }
+
+  // A problem may draw scalars of its params per seed (a scale, an alpha) in
+  // randomize(), after bind() captured the graphs: a launch must see the
+  // params as they are now, never the ones of an earlier draw. Shapes are
+  // fixed by prepare(), so the plan stays; only the graph is captured again.
+  void refresh_params(Binding& b, int rotation, const std::string& slot) {
+    std::vector<unsigned char> now = current_params(b, rotation, slot);
+    if (now == b.params[rotation]) return;
+    b.params[rotation] = std::move(now);
+    cudaGraphExec_t fresh = capture(b, rotation, slot);
+    AR_CUDA_WARN(cudaGraphExecDestroy(b.graphs[rotation]));
+    b.graphs[rotation] = fresh;
+  }
 
   // The whole allocation, on the launch's stream: ordered before the launch,
   // and before the start event of a timed sample.
