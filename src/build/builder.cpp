@@ -34,6 +34,12 @@ static std::vector<std::string> common_flags(const Manifest& m, const Paths& pat
 
 std::vector<std::string> Builder::compile_argv(const fs::path& package_dir, const Tunables& t,
                                                const fs::path& artifact) const {
+  return compile_argv(package_dir / m_.kernel_source, package_dir, t, {}, artifact);
+}
+
+std::vector<std::string> Builder::compile_argv(const fs::path& source, const fs::path& package_dir, const Tunables& t,
+                                               const std::vector<std::string>& extra_flags,
+                                               const fs::path& artifact) const {
   std::vector<std::string> a = {tc_.compiler};
   if (m_.backend == Backend::Cuda) {
     a.insert(a.end(), {"-cubin", "--keep", "--keep-dir", artifact.parent_path().string()});
@@ -42,8 +48,9 @@ std::vector<std::string> Builder::compile_argv(const fs::path& package_dir, cons
   }
   auto f = common_flags(m_, paths_, package_dir, t);
   a.insert(a.end(), f.begin(), f.end());
+  a.insert(a.end(), extra_flags.begin(), extra_flags.end());
   if (m_.backend == Backend::Cuda) a.push_back("-Xptxas=-v");
-  a.push_back((package_dir / m_.kernel_source).string());
+  a.push_back(source.string());
   a.push_back("-o");
   a.push_back(artifact.string());
   return a;
@@ -114,12 +121,18 @@ void Builder::disassemble(BuildResult& r, const std::atomic<bool>* cancel) const
 
 BuildResult Builder::build(const fs::path& package_dir, const Tunables& t, const fs::path& out_dir,
                            const std::atomic<bool>* cancel) const {
+  return build_source(package_dir / m_.kernel_source, package_dir, t, {}, out_dir, cancel);
+}
+
+BuildResult Builder::build_source(const fs::path& source, const fs::path& package_dir, const Tunables& t,
+                                  const std::vector<std::string>& extra_flags, const fs::path& out_dir,
+                                  const std::atomic<bool>* cancel) const {
   BuildResult r;
   fs::create_directories(out_dir);
   r.artifact = out_dir / artifact_name();
   fs::remove(r.artifact);
   ProcessSpec spec;
-  spec.argv = compile_argv(package_dir, t, r.artifact);
+  spec.argv = compile_argv(source, package_dir, t, extra_flags, r.artifact);
   spec.cwd = out_dir;
   spec.timeout = std::chrono::milliseconds(static_cast<long long>(m_.build.timeout_s * 1000));
   spec.cancel = cancel;
@@ -130,7 +143,7 @@ BuildResult Builder::build(const fs::path& package_dir, const Tunables& t, const
   r.ok = p.ok() && fs::exists(r.artifact);
   if (m_.backend == Backend::Cuda) {
     parse_ptxas_report(p.err + p.out, r);
-    const std::string stem = fs::path(m_.kernel_source).stem().string();
+    const std::string stem = source.stem().string();
     const fs::path ptx = out_dir / (stem + ".ptx");
     if (fs::exists(ptx)) r.ptx = ptx;
     remove_intermediates(out_dir, stem, r.artifact, r.ptx);

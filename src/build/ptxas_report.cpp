@@ -26,7 +26,9 @@ void parse_ptxas_report(const std::string& text, BuildResult& r) {
       current = m[1];
       continue;
     }
-    bool stage = current.find("ar_stage") != std::string::npos;
+    // ar_stage<i>, or a dispatch variant's ar_k<k>_stage<i>.
+    bool stage = current.find("ar_stage") != std::string::npos ||
+                 (current.find("ar_k") != std::string::npos && current.find("_stage") != std::string::npos);
     if (!stage) continue;
     if (std::regex_search(line, m, spill)) {
       spills += std::stoi(m[1]);

@@ -29,6 +29,9 @@ const CommandSpec kCommands[] = {
     {"report", "a run's summary: start -> best, per workload, decisions, time, cost, how to reproduce (--format html)",
      add_report_command},
     {"runs", "the runs of this repository: state, best vs the start, candidates, keeps, branch", add_runs_command},
+    {"dispatch", "the run's best and the candidates that beat it on some workloads in one cubin, picked per shape; "
+                 "verified, measured against the best, committed only if faster",
+     add_dispatch_command},
     {"adopt", "bring a run's best into your current branch, as one commit or as a patch file", add_adopt_command},
     {"clean", "remove a finished run's worktree (and, with --branch, its branch)", add_clean_command},
     {"doctor", "what is present (GPU, driver, compilers, git, sanitizer, LLM keys) and how to fix what is not",

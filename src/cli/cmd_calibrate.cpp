@@ -30,15 +30,6 @@ struct CalibrateArgs {
 
 constexpr double kMaxPlanted = 10;   // an 11x "speedup" is not a calibration any more
 
-KeepRuleConfig rule_from(const RunConfig& cfg) {
-  KeepRuleConfig r;   // the same fields `run` takes from its config
-  r.min_gain = cfg.min_gain;
-  r.aa_factor = cfg.aa_factor;
-  r.alpha = cfg.alpha;
-  r.regression_margin = cfg.regression_margin;
-  return r;
-}
-
 }  // namespace
 
 CommandAction add_calibrate_command(CLI::App& sub) {
@@ -77,7 +68,7 @@ CommandAction add_calibrate_command(CLI::App& sub) {
     plan.planted = a->planted;
     plan.aa_refresh = cfg.aa_refresh;
     plan.sampling = full_sampling(cfg);
-    plan.rule = rule_from(cfg);
+    plan.rule = keep_rule_from(cfg);
     plan.seed = cfg.seed ? static_cast<unsigned long long>(cfg.seed)
                          : static_cast<unsigned long long>(clock.now_seconds() * 1e6);
 

@@ -32,5 +32,6 @@ CommandAction add_clean_command(CLI::App& sub);
 CommandAction add_init_command(CLI::App& sub);
 CommandAction add_space_command(CLI::App& sub);
 CommandAction add_simulate_command(CLI::App& sub);
+CommandAction add_dispatch_command(CLI::App& sub);
 
 }  // namespace ar

@@ -69,4 +69,13 @@ RunConfig layered_config(const ConfigFlags& f, const Paths& paths, nlohmann::jso
   return c;
 }
 
+KeepRuleConfig keep_rule_from(const RunConfig& cfg) {
+  KeepRuleConfig r;   // the same fields `run` takes from its config
+  r.min_gain = cfg.min_gain;
+  r.aa_factor = cfg.aa_factor;
+  r.alpha = cfg.alpha;
+  r.regression_margin = cfg.regression_margin;
+  return r;
+}
+
 }  // namespace ar

@@ -8,6 +8,7 @@
 
 #include "autoresearch/core/config.h"
 #include "autoresearch/core/paths.h"
+#include "autoresearch/decide/keep_rule.h"
 
 namespace ar {
 
@@ -24,5 +25,8 @@ void add_config_flags(CLI::App& sub, ConfigFlags& f, const std::vector<std::stri
 // <repo>/configs/autoresearch.json when present), then AUTORESEARCH_* variables,
 // then the flags given. *given receives the flags given, as JSON.
 RunConfig layered_config(const ConfigFlags& f, const Paths& paths, nlohmann::json* given);
+
+// The keep rule `run` applies, from the config's fields (calibrate, dispatch).
+KeepRuleConfig keep_rule_from(const RunConfig& cfg);
 
 }  // namespace ar

@@ -1,6 +1,7 @@
 #include "autoresearch/core/manifest.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <regex>
@@ -158,6 +159,44 @@ std::optional<Expression> parse_metric(const Fields& m, const std::string& key) 
   return e;
 }
 
+// A C++ identifier path such as `SparseMlaParams` or `ns::Params`.
+bool is_type_name(const std::string& s) {
+  if (s.empty()) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') continue;
+    if (c == ':' && i + 1 < s.size() && s[i + 1] == ':') { ++i; continue; }
+    return false;
+  }
+  return !std::isdigit(static_cast<unsigned char>(s[0]));
+}
+
+DispatchSpec parse_dispatch(const Fields& d, const Manifest& m) {
+  d.reject_unknown({"params_header", "params_type", "shape"});
+  DispatchSpec spec;
+  spec.params_header = d.string("params_header");
+  require_file(d, "params_header", m.dir, spec.params_header);
+  spec.params_type = d.string("params_type");
+  if (!is_type_name(spec.params_type)) d.fail("params_type", "'" + spec.params_type + "' is not a C++ type name");
+  Fields shape = d.object("shape");
+  std::set<std::string> known;
+  for (const Workload& w : m.workloads)
+    for (const auto& [k, v] : w.params.items()) known.insert(k);
+  for (const auto& [k, v] : m.hidden.params) known.insert(k);
+  for (const auto& [k, v] : shape.json().items()) {
+    if (!v.is_string() || v.get<std::string>().find_first_not_of(" \t") == std::string::npos)
+      shape.fail(k, "expected a C++ expression over `p` (the params struct), e.g. \"p.batch\"");
+    if (!known.count(k)) shape.fail(k, "'" + k + "' is no workload param of this manifest");
+    const std::string e = v.get<std::string>();
+    // The expression is pasted into generated code: one expression, nothing else.
+    if (e.find_first_of(";{}#") != std::string::npos || e.find("//") != std::string::npos || e.find("/*") != std::string::npos)
+      shape.fail(k, "'" + e + "' must be a single expression (no ';', braces, '#' or comments)");
+    spec.shape.emplace_back(k, e);
+  }
+  if (spec.shape.empty()) d.fail("shape", "name at least one workload param the kernel can read");
+  return spec;
+}
+
 }  // namespace
 
 Manifest parse_manifest(const nlohmann::json& doc, const std::filesystem::path& manifest_file) {
@@ -165,7 +204,7 @@ Manifest parse_manifest(const nlohmann::json& doc, const std::filesystem::path& 
   if (!doc.is_object()) f.fail("", "expected a JSON object");
   f.reject_unknown({"schema", "name", "description", "backend", "editable", "kernel", "build",
                     "harness", "tunables", "constraints", "workloads", "hidden_workloads",
-                    "metrics", "tolerances", "deterministic", "context", "rules"});
+                    "metrics", "tolerances", "deterministic", "context", "rules", "dispatch"});
   Manifest m;
   m.file = std::filesystem::absolute(manifest_file);
   m.dir = m.file.parent_path();
@@ -265,6 +304,7 @@ Manifest parse_manifest(const nlohmann::json& doc, const std::filesystem::path& 
   m.deterministic = f.boolean_or("deterministic", true);
   m.context_files = f.strings("context", false);
   m.rules = f.strings("rules", false);
+  if (f.has("dispatch")) m.dispatch = parse_dispatch(f.object("dispatch"), m);
   return m;
 }
 

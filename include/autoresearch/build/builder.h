@@ -53,6 +53,9 @@ class Builder {
   // than without; a second -ptx pass would cost ~70% more compile time).
   std::vector<std::string> compile_argv(const std::filesystem::path& package_dir, const Tunables& t,
                                         const std::filesystem::path& artifact) const;
+  std::vector<std::string> compile_argv(const std::filesystem::path& source, const std::filesystem::path& package_dir,
+                                        const Tunables& t, const std::vector<std::string>& extra_flags,
+                                        const std::filesystem::path& artifact) const;
   // The disassembler's argv for an artifact (empty when there is none).
   std::vector<std::string> disassemble_argv(const std::filesystem::path& artifact) const;
   // The same flags and defines with -E (line markers kept), for the guard's scan.
@@ -61,6 +64,12 @@ class Builder {
 
   BuildResult build(const std::filesystem::path& package_dir, const Tunables& t,
                     const std::filesystem::path& out_dir, const std::atomic<bool>* cancel) const;
+  // The same for a kernel source anywhere (a variant's text from the history),
+  // its includes found in package_dir as the package's own are, with
+  // `extra_flags` after the package's (dispatch: -rdc=true and the renames).
+  BuildResult build_source(const std::filesystem::path& source, const std::filesystem::path& package_dir,
+                           const Tunables& t, const std::vector<std::string>& extra_flags,
+                           const std::filesystem::path& out_dir, const std::atomic<bool>* cancel) const;
   // Preprocessed source text; nullopt + *errors when preprocessing fails.
   std::optional<std::string> preprocess(const std::filesystem::path& package_dir, const Tunables& t,
                                         std::string* errors, const std::atomic<bool>* cancel) const;
@@ -68,6 +77,9 @@ class Builder {
   // Compiler version and flags: part of the result cache key.
   std::string identity() const;
   const char* artifact_name() const;
+  const Toolchain& toolchain() const { return tc_; }
+  const Manifest& manifest() const { return m_; }
+  ProcessRunner& runner() const { return runner_; }
 
  private:
   // Runs the disassembler on r.artifact into the build folder (r.disassembly),

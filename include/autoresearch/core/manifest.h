@@ -64,6 +64,16 @@ struct HarnessSpec {
   std::vector<std::string> flags;
 };
 
+// How `autoresearch dispatch` reads a shape inside the kernel: the package's
+// params struct (its header and type name) and, per workload param, a C++
+// expression over `p` (a const reference to that struct) giving its value, so a
+// generated ar_plan can pick a variant from the shapes of any workload.
+struct DispatchSpec {
+  std::string params_header;                                 // package-relative
+  std::string params_type;
+  std::vector<std::pair<std::string, std::string>> shape;    // workload param -> expression over p
+};
+
 struct Manifest {
   std::filesystem::path file;       // absolute path of manifest.json
   std::filesystem::path dir;        // the package folder
@@ -91,6 +101,7 @@ struct Manifest {
 
   std::vector<std::string> context_files;  // repo-relative (context/hardware/..., context/models/...)
   std::vector<std::string> rules;          // package-specific "do not" rules for agents
+  std::optional<DispatchSpec> dispatch;    // absent: `autoresearch dispatch` says what to declare
 
   const Tunable* find_tunable(const std::string& name) const;
   const Workload* find_workload(const std::string& name) const;   // declared ones only

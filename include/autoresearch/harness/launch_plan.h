@@ -15,6 +15,14 @@
 // needs zeros writes them itself), writes its address into Params at
 // Problem::workspace_offset(), and launches the stages in order on one stream,
 // captured into a CUDA graph for timing.
+//
+// Dispatch (`autoresearch dispatch`): one cubin may hold several variants of a
+// kernel, variant k's entry points renamed ar_k<k>_plan and ar_k<k>_stage0..3
+// (k >= 1). Its ar_plan picks a variant from the shapes and hands the plan to
+// it: num_stages = 0, status = 0, delegate = k. The harness then runs
+// ar_k<k>_plan the same way and launches ar_k<k>_stage<i>. Host code that
+// deploys such a cubin does the same two steps. `delegate` is read only when
+// num_stages is 0, so a plan that never writes it is unaffected.
 #ifndef AR_HOST_DEVICE
 #if defined(__CUDACC__)
 #define AR_HOST_DEVICE __host__ __device__
@@ -26,6 +34,7 @@
 namespace ar {
 
 inline constexpr int kMaxLaunchStages = 4;
+inline constexpr int kMaxDispatchVariants = 16;
 
 struct LaunchStage {
   unsigned grid[3];
@@ -39,6 +48,8 @@ struct LaunchPlan {
   int status;                          // 0: runnable; otherwise the kernel cannot run this workload
   unsigned long long workspace_bytes;  // 0: none
   LaunchStage stage[kMaxLaunchStages];
+  int delegate;                        // with num_stages == 0: the variant k whose ar_k<k>_plan decides
+  int reserved;
 };
 
 }  // namespace ar

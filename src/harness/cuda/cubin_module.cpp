@@ -89,14 +89,27 @@ CubinModule::CubinModule(const std::string& path, const std::string& slot) : pat
       AR_CU("load_error", fr);
       return f;
     };
-    plan_ = find("ar_plan", true);
-    for (int i = 0; i < kMaxLaunchStages; ++i) {
-      const std::string name = "ar_stage" + std::to_string(i);
-      stages_[i] = find(name.c_str(), i == 0);
-    }
-    params_known_ = param_sizes(plan_, &plan_params_);
-    for (int i = 0; i < kMaxLaunchStages && params_known_; ++i)
-      if (stages_[i]) params_known_ = param_sizes(stages_[i], &stage_params_[i]);
+    params_known_ = true;
+    auto add_entry = [&](const std::string& prefix, bool need_stage0) {
+      Entry e;
+      e.prefix = prefix;
+      e.plan = find((prefix + "plan").c_str(), true);
+      for (int i = 0; i < kMaxLaunchStages; ++i)
+        e.stages[i] = find((prefix + "stage" + std::to_string(i)).c_str(), i == 0 && need_stage0);
+      if (params_known_) params_known_ = param_sizes(e.plan, &e.plan_params);
+      for (int i = 0; i < kMaxLaunchStages && params_known_; ++i)
+        if (e.stages[i]) params_known_ = param_sizes(e.stages[i], &e.stage_params[i]);
+      entries_.push_back(std::move(e));
+    };
+    auto has = [&](const std::string& name) {
+      CUfunction f = nullptr;
+      return cuModuleGetFunction(&f, module_, name.c_str()) == CUDA_SUCCESS;
+    };
+    int dispatch_variants = 0;
+    while (dispatch_variants < kMaxDispatchVariants && has("ar_k" + std::to_string(dispatch_variants + 1) + "_plan"))
+      ++dispatch_variants;
+    add_entry("ar_", dispatch_variants == 0);
+    for (int k = 1; k <= dispatch_variants; ++k) add_entry("ar_k" + std::to_string(k) + "_", true);
     for (const CubinVariable& v : variables) {
       if (v.size == 0) continue;
       ModuleGlobal g{v.name, v.section, 0, 0, v.constant()};
@@ -123,34 +136,48 @@ CubinModule::~CubinModule() {
   AR_CU_WARN(cuModuleUnload(module_));
 }
 
-CUfunction CubinModule::stage(int i) const {
-  if (i < 0 || i >= kMaxLaunchStages || !stages_[i])
+const CubinModule::Entry& CubinModule::entry(int variant) const {
+  if (variant < 0 || variant >= static_cast<int>(entries_.size()))
     throw HarnessError("load_error",
-                       "the plan launches stage " + std::to_string(i) + " but '" + path_ +
-                           "' has no kernel ar_stage" + std::to_string(i),
+                       "the plan delegates to variant " + std::to_string(variant) + " but '" + path_ +
+                           "' has no kernel ar_k" + std::to_string(variant) + "_plan",
                        slot_);
-  return stages_[i];
+  return entries_[static_cast<size_t>(variant)];
+}
+
+CUfunction CubinModule::plan(int variant) const { return entry(variant).plan; }
+
+CUfunction CubinModule::stage(int i, int variant) const {
+  const Entry& e = entry(variant);
+  if (i < 0 || i >= kMaxLaunchStages || !e.stages[i])
+    throw HarnessError("load_error",
+                       "the plan launches stage " + std::to_string(i) + " but '" + path_ + "' has no kernel " +
+                           e.prefix + "stage" + std::to_string(i),
+                       slot_);
+  return e.stages[i];
 }
 
 void CubinModule::check_params(size_t blob_bytes) const {
   if (!params_known_) return;
   const std::vector<size_t> want_plan = {blob_bytes, sizeof(int), sizeof(void*)};
-  if (plan_params_ != want_plan)
-    throw HarnessError("load_error",
-                       "ar_plan's parameters are " + list(plan_params_) + ", expected " + list(want_plan) +
-                           ": (Params p, int num_sms, ar::LaunchPlan* plan) with the package's " +
-                           std::to_string(blob_bytes) + "-byte params struct (is the kernel built "
-                           "against this package's params header?)",
-                       slot_);
-  for (int i = 0; i < kMaxLaunchStages; ++i) {
-    if (!stages_[i]) continue;
-    const std::vector<size_t> want = {blob_bytes};
-    if (stage_params_[i] != want)
+  for (const Entry& e : entries_) {
+    if (e.plan_params != want_plan)
       throw HarnessError("load_error",
-                         "ar_stage" + std::to_string(i) + "'s parameters are " + list(stage_params_[i]) +
-                             ", expected one " + std::to_string(blob_bytes) +
-                             "-byte params struct passed by value",
+                         e.prefix + "plan's parameters are " + list(e.plan_params) + ", expected " + list(want_plan) +
+                             ": (Params p, int num_sms, ar::LaunchPlan* plan) with the package's " +
+                             std::to_string(blob_bytes) + "-byte params struct (is the kernel built "
+                             "against this package's params header?)",
                          slot_);
+    for (int i = 0; i < kMaxLaunchStages; ++i) {
+      if (!e.stages[i]) continue;
+      const std::vector<size_t> want = {blob_bytes};
+      if (e.stage_params[i] != want)
+        throw HarnessError("load_error",
+                           e.prefix + "stage" + std::to_string(i) + "'s parameters are " + list(e.stage_params[i]) +
+                               ", expected one " + std::to_string(blob_bytes) +
+                               "-byte params struct passed by value",
+                           slot_);
+    }
   }
 }
 

@@ -2,7 +2,9 @@
 // One candidate cubin loaded into the harness's context (driver API), with the
 // entry points of the ABI in include/autoresearch/harness/launch_plan.h:
 // ar_plan and ar_stage0 are required, ar_stage1..3 optional until a plan asks
-// for them. Device code only: the cubin cannot bring host code into the harness.
+// for them. A dispatch cubin holds variants k = 1, 2, ... (ar_k<k>_plan,
+// ar_k<k>_stage0..3) that its ar_plan delegates to; it needs no ar_stage0 of
+// its own. Device code only: the cubin cannot bring host code into the harness.
 //
 // At load, every variable that outlives a launch (each __device__ /
 // __constant__ symbol of the cubin's ELF symbol table, cubin_symbols.h) is
@@ -34,9 +36,12 @@ class CubinModule {
   CubinModule(const CubinModule&) = delete;
   CubinModule& operator=(const CubinModule&) = delete;
 
-  CUfunction plan() const { return plan_; }
+  // Variant 0 is the cubin's own ar_plan / ar_stage<i>; k >= 1 a dispatch variant.
+  int variants() const { return static_cast<int>(entries_.size()) - 1; }
+  // Throws load_error when the cubin has no such variant.
+  CUfunction plan(int variant = 0) const;
   // Stage i of a plan with `num_stages` stages; throws load_error when the cubin lacks it.
-  CUfunction stage(int i) const;
+  CUfunction stage(int i, int variant = 0) const;
 
   // The kernels' parameter sizes must match the params blob (ar_plan: blob,
   // int, pointer; stages: blob only). Throws load_error saying which differs.
@@ -49,12 +54,19 @@ class CubinModule {
  private:
   std::string path_;
   std::string slot_;
+  // The entry points of one variant, with their parameter sizes in order
+  // (empty when the driver cannot report them).
+  struct Entry {
+    std::string prefix;   // "ar_" or "ar_k<k>_"
+    CUfunction plan = nullptr;
+    CUfunction stages[kMaxLaunchStages] = {};
+    std::vector<size_t> plan_params;
+    std::vector<size_t> stage_params[kMaxLaunchStages];
+  };
+  const Entry& entry(int variant) const;
+
   CUmodule module_ = nullptr;
-  CUfunction plan_ = nullptr;
-  CUfunction stages_[kMaxLaunchStages] = {};
-  // Per function (plan, stage0..3): parameter sizes in order; empty when unknown.
-  std::vector<size_t> plan_params_;
-  std::vector<size_t> stage_params_[kMaxLaunchStages];
+  std::vector<Entry> entries_;   // [0]: the cubin's own names
   bool params_known_ = false;
   std::vector<ModuleGlobal> globals_;
 };

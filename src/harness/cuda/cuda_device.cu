@@ -132,8 +132,19 @@ class CudaDevice final : public Device {
     s.module->check_params(blob_bytes);
 
     auto b = std::make_unique<Binding>();
-    b->plan = run_plan(*s.module, blob0, blob_bytes, ws_offset, slot);
-    b->stages = validate_plan(*s.module, b->plan, slot);
+    b->plan = run_plan(s.module->plan(), blob0, blob_bytes, ws_offset);
+    int variant = 0;
+    if (b->plan.num_stages == 0 && b->plan.status == 0 && b->plan.delegate != 0) {
+      // A dispatch cubin: its ar_plan chose a variant, whose own plan decides the launch.
+      variant = b->plan.delegate;
+      if (variant < 1 || variant > s.module->variants())
+        throw HarnessError("launch_error",
+                           "ar_plan delegates to variant " + std::to_string(variant) + "; the cubin holds " +
+                               (s.module->variants() ? "1.." + std::to_string(s.module->variants()) : "none"),
+                           slot);
+      b->plan = run_plan(s.module->plan(variant), blob0, blob_bytes, ws_offset);
+    }
+    b->stages = validate_plan(*s.module, b->plan, variant, slot);
 
     if (b->plan.workspace_bytes > 0) {
       b->workspace_alloc = static_cast<size_t>((b->plan.workspace_bytes + kWorkspaceGranule - 1) /
@@ -232,8 +243,7 @@ class CudaDevice final : public Device {
 
   // ar_plan<<<1, 1>>>(params with a null workspace, num_sms, plan) on a buffer
   // poisoned with 0xFF, so a plan that leaves fields unwritten is caught.
-  LaunchPlan run_plan(const CubinModule& m, const void* blob0, size_t blob_bytes, long ws_offset,
-                      const std::string& slot) {
+  LaunchPlan run_plan(CUfunction plan_fn, const void* blob0, size_t blob_bytes, long ws_offset) {
     std::vector<unsigned char> blob(static_cast<const unsigned char*>(blob0),
                                     static_cast<const unsigned char*>(blob0) + blob_bytes);
     if (ws_offset >= 0) std::memset(blob.data() + ws_offset, 0, sizeof(void*));
@@ -241,14 +251,15 @@ class CudaDevice final : public Device {
     void* plan_ptr = plan_buffer_;
     void* args[] = {blob.data(), &num_sms, &plan_ptr};
     AR_CUDA_CHECK(cudaMemsetAsync(plan_buffer_, 0xFF, sizeof(LaunchPlan), stream_));
-    AR_CU("launch_error", cuLaunchKernel(m.plan(), 1, 1, 1, 1, 1, 1, 0, stream_, args, nullptr));
+    AR_CU("launch_error", cuLaunchKernel(plan_fn, 1, 1, 1, 1, 1, 1, 0, stream_, args, nullptr));
     AR_CUDA("launch_error", cudaStreamSynchronize(stream_));
     LaunchPlan plan{};
     AR_CUDA_CHECK(cudaMemcpy(&plan, plan_buffer_, sizeof plan, cudaMemcpyDeviceToHost));
     return plan;
   }
 
-  std::vector<CUfunction> validate_plan(const CubinModule& m, const LaunchPlan& plan, const std::string& slot) {
+  std::vector<CUfunction> validate_plan(const CubinModule& m, const LaunchPlan& plan, int variant,
+                                        const std::string& slot) {
     if (plan.status != 0)
       throw HarnessError("launch_error",
                          "the kernel declines this workload (plan status " + std::to_string(plan.status) + ")",
@@ -267,7 +278,7 @@ class CudaDevice final : public Device {
     for (int i = 0; i < plan.num_stages; ++i) {
       const LaunchStage& st = plan.stage[i];
       const std::string name = "stage " + std::to_string(i);
-      CUfunction f = m.stage(i);
+      CUfunction f = m.stage(i, variant);
       const unsigned long long threads =
           static_cast<unsigned long long>(st.block[0]) * st.block[1] * st.block[2];
       int max_threads = 0, static_smem = 0;
