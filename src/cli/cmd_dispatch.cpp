@@ -177,15 +177,21 @@ CommandAction add_dispatch_command(CLI::App& sub) {
                           variant_source(*git, *real.world.runner, log, line, kernel_path, work / "scratch"),
                           variant_tunables(m, *git, log, line, tunables_path)});
     }
+    // The selector knows the shapes the run measured; every other shape (a
+    // declared workload the run never timed, a hidden one, production) gets
+    // the variant of the nearest of them.
     std::vector<DispatchCase> cases;
-    for (const Workload& w : m.workloads) {
-      auto it = plan.variant_of.find(w.name);
-      cases.push_back({w.name, dispatch_shape(*m.dispatch, w.params), it == plan.variant_of.end() ? 1 : it->second});
-    }
+    for (const Workload& w : m.workloads)
+      if (auto it = plan.variant_of.find(w.name); it != plan.variant_of.end())
+        cases.push_back({w.name, dispatch_shape(*m.dispatch, w.params), it->second});
+    if (cases.empty()) throw usage_error(run + ": none of the workloads its candidates were measured on is declared now");
+    std::map<std::string, int> variant_of;
+    for (const Workload& w : m.workloads)
+      variant_of[w.name] = nearest_case(cases, dispatch_shape(*m.dispatch, w.params)).variant;
     for (size_t k = 0; k < variants.size(); ++k) {
       std::string serves;
-      for (const auto& c : cases)
-        if (c.variant == static_cast<int>(k) + 1) serves += (serves.empty() ? "" : ", ") + c.workload;
+      for (const Workload& w : m.workloads)
+        if (variant_of[w.name] == static_cast<int>(k) + 1) serves += (serves.empty() ? "" : ", ") + w.name;
       fmt::print(stderr, "variant {}: {}{}\n", k + 1, variants[k].label, k == 0 ? " (the run's best)" : "");
       if (k > 0) fmt::print(stderr, "  serves {}\n", serves);
     }
@@ -206,8 +212,6 @@ CommandAction add_dispatch_command(CLI::App& sub) {
     unsigned long long seed = cfg.seed ? cfg.seed : static_cast<unsigned long long>(real.clock.now_seconds() * 1e6);
     std::vector<Workload> every = m.workloads;
     const int hidden = cfg.hidden >= 0 ? cfg.hidden : m.hidden.count;
-    std::map<std::string, int> variant_of;
-    for (const auto& c : cases) variant_of[c.workload] = c.variant;
     if (!m.hidden.params.empty())
       for (Workload& h : draw_hidden_workloads(m, hidden, seed ^ 0x41d)) {
         variant_of[h.name] = nearest_case(cases, dispatch_shape(*m.dispatch, h.params)).variant;
@@ -248,6 +252,7 @@ CommandAction add_dispatch_command(CLI::App& sub) {
                              {"best_commit", best_commit},
                              {"shape", nlohmann::json::object()},
                              {"variants", nlohmann::json::array()},
+                             {"known_shapes", nlohmann::json::array()},
                              {"workloads", nlohmann::json::array()},
                              {"measurement", to_json(*runs[0])},
                              {"confirmation", to_json(*runs[1])},
@@ -260,7 +265,8 @@ CommandAction add_dispatch_command(CLI::App& sub) {
       record["variants"].push_back({{"variant", k + 1}, {"candidate", variants[k].candidate}, {"label", variants[k].label},
                                     {"tunables", variants[k].tunables}, {"source", fmt::format("variant_{}.cu", k + 1)}});
     for (const auto& c : cases)
-      record["workloads"].push_back({{"name", c.workload}, {"variant", c.variant}, {"shape", c.shape}});
+      record["known_shapes"].push_back({{"name", c.workload}, {"variant", c.variant}, {"shape", c.shape}});
+    for (const Workload& w : every) record["workloads"].push_back({{"name", w.name}, {"variant", variant_of[w.name]}});
     write_file_atomic(work / "dispatch.json", record.dump(2) + "\n");
     if (!verdict.pass || !a->commit) {
       fmt::print(stderr, "nothing committed; the record is in {}\n", (work / "dispatch.json").string());
