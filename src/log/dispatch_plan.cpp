@@ -58,6 +58,7 @@ DispatchPlan plan_dispatch(const LogContents& log, int max_variants) {
                                              id, std::exp(s), max_variants));
   }
   for (const ReportWinner& w : plan.winners) {
+    if (w.rivals == 0) continue;   // no candidate was measured there: not a known shape
     auto it = std::find(plan.candidates.begin(), plan.candidates.end(), w.candidate);
     const bool other = it != plan.candidates.end() && w.candidate != plan.best_candidate;
     plan.variant_of[w.workload] = other ? static_cast<int>(it - plan.candidates.begin()) + 1 : 1;

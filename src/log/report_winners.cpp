@@ -72,6 +72,7 @@ std::vector<ReportWinner> per_workload_winners(const LogContents& log) {
         }
 
   std::map<std::string, ReportWinner> fastest;
+  std::map<std::string, int> rivals;
   bool any = false;
   for (const json& line : log.lines) {
     if (text(line, {"type"}) != "candidate" || !competes(line)) continue;
@@ -84,7 +85,9 @@ std::vector<ReportWinner> per_workload_winners(const LogContents& log) {
       know(name);
       auto ratio = row_ratio(row);
       const std::optional<double> base = incumbent[name];
-      if (!ratio || !base) continue;
+      if (!ratio) continue;
+      ++rivals[name];
+      if (!base) continue;
       any = true;
       ReportWinner w{name, static_cast<int>(number(line, {"id"}).value_or(0)), text(line, {"idea"}),
                      number(row, {"median_us"}), *ratio * *base, std::nullopt, m.measured};
@@ -115,6 +118,7 @@ std::vector<ReportWinner> per_workload_winners(const LogContents& log) {
     if (f != fastest.end() && (!best || *f->second.speedup > *best * margin)) w = f->second;
     w.workload = name;
     w.best = best;
+    w.rivals = rivals[name];
     out.push_back(std::move(w));
   }
   return out;

@@ -15,7 +15,7 @@ namespace ar {
 struct DispatchPlan {
   int best_candidate = 0;                  // the run's best (0: nothing was kept, the start)
   std::vector<int> candidates;             // variant k is candidates[k-1]; candidates[0] is the best
-  std::map<std::string, int> variant_of;   // measured workload -> its variant (1-based)
+  std::map<std::string, int> variant_of;   // workload some candidate was measured on -> its variant (1-based)
   std::map<std::string, double> gain;      // measured workload -> its variant's expected gain over the best
   std::vector<ReportWinner> winners;       // as `report` shows them
   std::vector<std::string> left_out;       // winners not taken (past max_variants), one sentence each

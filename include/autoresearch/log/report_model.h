@@ -47,6 +47,7 @@ struct ReportWinner {
   std::optional<double> speedup;     // the winner vs the start on this workload
   std::optional<double> best;        // the run's best vs the start on this workload, same chain
   std::string measured;              // "full" or "screen": which measurement gave the figure
+  int rivals = 0;                    // verified candidates measured on this workload (0: none was)
 };
 
 struct ReportCount {

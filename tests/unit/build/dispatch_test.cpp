@@ -1,7 +1,7 @@
 // The dispatch build: the generated selector (its table, the shape reads, the
-// delegation), the host copy of its rule, the renamed relocatable variants and
-// the nvlink step against a fake toolchain, and, where nvcc is installed, a
-// real dispatch cubin of two sparse_mla variants.
+// delegation), the host copy of its rule, the one translation unit of renamed
+// variants against a fake toolchain, and, where nvcc is installed, a real
+// dispatch cubin of two sparse_mla variants.
 #include <fstream>
 
 #include "autoresearch/build/dispatch.h"
@@ -83,7 +83,7 @@ TEST_CASE("a manifest's dispatch section is checked: known params, one expressio
                     Catch::Contains("nope.h"));
 }
 
-TEST_CASE("each variant is compiled relocatable with its entry points renamed, then nvlink joins them") {
+TEST_CASE("the variants are compiled in one translation unit, each in its namespace with its tunables and renames") {
   TempDir dir;
   Manifest m = package(dir / "pkg");
   Paths paths;
@@ -91,44 +91,52 @@ TEST_CASE("each variant is compiled relocatable with its entry points renamed, t
   FakeProcessRunner runner;
   runner.on("nvcc", [](const ProcessSpec& s) {
     std::ofstream(arg_after(s.argv, "-o")) << "\x7f" "ELF";
-    return FakeProcessRunner::exited(0, "", "ptxas info    : Function properties for ar_k1_stage0\n"
+    return FakeProcessRunner::exited(0, "", "ptxas info    : Function properties for ar_k2_stage0\n"
                                             "ptxas info    : Used 40 registers");
   });
-  runner.on("nvlink", [](const ProcessSpec& s) {
-    std::ofstream(arg_after(s.argv, "-o")) << "\x7f" "ELF";
-    return FakeProcessRunner::exited(0);
-  });
   Builder b(m, paths, Toolchain{"/opt/cuda/bin/nvcc", "release 13.0", ""}, runner);
-  std::vector<DispatchVariant> variants = {{3, "best", "// variant one\n", {{"X", 0}}},
-                                           {7, "small", "// variant two\n", {{"X", 1}}}};
+  std::vector<DispatchVariant> variants = {
+      {3, "best", "#include <cuda_bf16.h>\n#include \"params.h\"\n// variant one\n", {{"X", 0}}},
+      {7, "small", "  #  include \"params.h\"\n#include \"extra.cuh\"\n// variant two\n", {{"X", 1}}}};
   std::vector<DispatchCase> cases = {{"small", {1, 16}, 2}, {"big", {128, 128}, 1}};
   DispatchBuild d = build_dispatch(b, variants, cases, "run r", dir / "out", nullptr);
   INFO(d.result.errors);
   REQUIRE(d.result.ok);
   CHECK(d.result.artifact == dir / "out" / "kernel.cubin");
-  CHECK(read_file(dir / "out" / "variant_2" / "src" / "kernel.cu") == "// variant two\n");
-  REQUIRE(d.commands.size() == 4);
-  CHECK(has(d.commands[1], "-rdc=true"));
-  CHECK(has(d.commands[1], "-DX=1"));
-  CHECK(has(d.commands[1], "-Dar_plan=ar_k2_plan"));
-  CHECK(has(d.commands[1], "-Dar_stage3=ar_k2_stage3"));
-  CHECK(has(d.commands[0], "-Dar_stage0=ar_k1_stage0"));
-  CHECK_FALSE(has(d.commands[2], "-Dar_plan=ar_k3_plan"));   // the selector keeps the name ar_plan
-  CHECK(d.commands[3][0] == "/opt/cuda/bin/nvlink");
-  CHECK(has(d.commands[3], "-arch=sm_90a"));
-  CHECK(has(d.commands[3], (dir / "out" / "variant_1" / "kernel.cubin").string()));
-  CHECK(has(d.commands[3], (dir / "out" / "selector" / "kernel.cubin").string()));
+  CHECK(d.result.registers == 40);   // a renamed stage kernel counts
+  REQUIRE(d.commands.size() == 1);
+  CHECK_FALSE(has(d.commands[0], "-rdc=true"));
+  const fs::path unit = dispatch_selector_path(dir / "out");
+  CHECK(arg_after(d.commands[0], "-Xptxas=-v") == unit.string());
+  CHECK(read_file(unit.parent_path() / "variant_2.cu") == variants[1].source);
+  const std::string tu = read_file(unit);
+  // Each include once, at file scope, before the first namespace.
+  const size_t first_ns = tu.find("namespace ar_dispatch_k1 {");
+  REQUIRE(first_ns != std::string::npos);
+  for (const char* inc : {"#include <cuda_bf16.h>", "#include \"params.h\"", "#include \"extra.cuh\""}) {
+    CHECK(tu.find(inc) < first_ns);
+    CHECK(tu.find(inc, tu.find(inc) + 1) > first_ns);   // (the selector at the end includes its own)
+  }
+  const size_t k2 = tu.find("namespace ar_dispatch_k2 {");
+  REQUIRE(k2 != std::string::npos);
+  CHECK(tu.find("#define X 1", k2) != std::string::npos);
+  CHECK(tu.find("#define ar_plan ar_k2_plan", k2) != std::string::npos);
+  CHECK(tu.find("#define ar_stage3 ar_k2_stage3", k2) != std::string::npos);
+  CHECK(tu.find("#include \"" + (unit.parent_path() / "variant_2.cu").string() + "\"", k2) != std::string::npos);
+  CHECK(tu.find("#undef ar_plan", k2) != std::string::npos);
+  // The selector comes last, with the name ar_plan.
+  CHECK(tu.rfind("extern \"C\" __global__ void ar_plan(const P p") > k2);
 
-  SECTION("a variant that does not build names itself") {
-    runner.on("nvcc", FakeProcessRunner::exited(1, "", "kernel.cu(3): error: identifier \"x\" is undefined"));
+  SECTION("a dispatch that does not compile says what it needs") {
+    runner.on("nvcc", FakeProcessRunner::exited(1, "", "params.h(1): error: redefinition of 'P'"));
     DispatchBuild bad = build_dispatch(b, variants, cases, "run r", dir / "out", nullptr);
     CHECK_FALSE(bad.result.ok);
-    CHECK(bad.result.errors.find("variant 1 (best)") != std::string::npos);
-    CHECK(bad.result.errors.find("identifier \"x\"") != std::string::npos);
+    CHECK(bad.result.errors.find("include guards") != std::string::npos);
+    CHECK(bad.result.errors.find("redefinition of 'P'") != std::string::npos);
   }
 }
 
-TEST_CASE("a real dispatch cubin of two sparse_mla variants links and exports every entry point", "[nvcc]") {
+TEST_CASE("a real dispatch cubin of two sparse_mla variants compiles in one unit and exports every entry point", "[nvcc]") {
   const fs::path nvcc = "/usr/local/cuda/bin/nvcc";
   if (!fs::exists(nvcc)) {
     WARN("nvcc is not installed here: the real dispatch build is not tried");
