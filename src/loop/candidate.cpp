@@ -20,24 +20,6 @@ namespace ar {
 
 namespace {
 
-// What a failed harness step means for the candidate.
-Decision decision_for(StepStatus s, const std::string& reason) {
-  switch (s) {
-    case StepStatus::Wrong: return Decision::Wrong;
-    case StepStatus::Crash: return Decision::Crash;
-    case StepStatus::Timeout: return Decision::Timeout;
-    case StepStatus::Cancelled: return Decision::Interrupted;
-    case StepStatus::Guard: return Decision::RejectedByGuard;
-    case StepStatus::Ok: return Decision::Error;
-    case StepStatus::Error:
-      if (reason.find("capture_error") != std::string::npos) return Decision::RejectedByGuard;
-      if (reason.find("load_error") != std::string::npos) return Decision::BuildError;
-      if (reason.find("launch_error") != std::string::npos) return Decision::Crash;
-      return Decision::Error;   // the harness or the problem failed: not the candidate's doing
-  }
-  return Decision::Error;
-}
-
 std::string short_sha(const std::string& sha) { return sha.substr(0, 10); }
 
 class CandidateRun {
@@ -161,7 +143,7 @@ class CandidateRun {
   }
 
   bool failed_step(StepStatus s, const std::string& reason, const std::string& stage) {
-    Decision d = decision_for(s, reason);
+    Decision d = decision_for_step(s, reason);
     // A guard failure in the harness means the candidate ran code in that
     // process (a thread may still run there, its memory may be written): a
     // fresh harness for the next candidate.
@@ -539,6 +521,23 @@ class CandidateRun {
 };
 
 }  // namespace
+
+Decision decision_for_step(StepStatus s, const std::string& reason) {
+  switch (s) {
+    case StepStatus::Wrong: return Decision::Wrong;
+    case StepStatus::Crash: return Decision::Crash;
+    case StepStatus::Timeout: return Decision::Timeout;
+    case StepStatus::Cancelled: return Decision::Interrupted;
+    case StepStatus::Guard: return Decision::RejectedByGuard;
+    case StepStatus::Ok: return Decision::Error;
+    case StepStatus::Error:
+      if (reason.find("capture_error") != std::string::npos) return Decision::RejectedByGuard;
+      if (reason.find("load_error") != std::string::npos) return Decision::BuildError;
+      if (reason.find("launch_error") != std::string::npos) return Decision::Crash;
+      return Decision::Error;   // the harness or the problem failed: not the candidate's doing
+  }
+  return Decision::Error;
+}
 
 double geomean_us(const MeasureOutcome& r, bool candidate) {
   if (r.pairs.empty()) return 0;
