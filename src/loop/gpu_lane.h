@@ -3,7 +3,9 @@
 // noise, and the incumbent its slots hold. A lane's harness is driven by one
 // thread at a time: its worker while it judges, else the loop's thread.
 // Private to src/loop.
+#include <deque>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -28,6 +30,20 @@ struct GpuLane {
   int failures_in_a_row = 0;                    // infrastructure failures, not the candidates'
   bool busy = false;
   bool dropped = false;
+};
+
+// A candidate on its way through a multi-GPU run: proposed, built, handed to
+// a GPU, maybe handed again (its GPU failed, or its win went stale).
+struct Flight {
+  Proposal proposal;
+  int id = 0;
+  std::future<PreparedBuild> build;     // built ahead on spare cores, when valid
+  std::optional<PreparedBuild> built;
+  std::string started;
+  double t0 = 0;
+  int pinned = -1;                      // the lane that must measure it again (a stale win)
+  int lane_failures = 0;
+  nlohmann::json earlier = nlohmann::json::array();   // its stale wins: GPU, incumbent, speedup
 };
 
 // What a lane's worker needs, copied so it shares nothing writable with the loop.
@@ -77,5 +93,20 @@ struct LaneStart {
   MeasureOutcome aa;
 };
 LaneStart start_lane(const RunContext& ctx, GpuLane& lane);
+
+// lane_record.cpp, the loop's thread only. The candidate's one line and what
+// the run learns from it (history, the agent, the cache, its build folder);
+// false + *log_failed when the log cannot take it.
+bool record_candidate_line(RunContext& ctx, Flight& f, const GpuLane* lane, const LaneOutcome* o, Decision decision,
+                           const std::string& reason, const nlohmann::json& extra,
+                           std::deque<std::filesystem::path>& failures, std::string* log_failed);
+// A win against the current incumbent, kept: the sanitizer and the best
+// against the start on the GPU that judged it (idle, the candidate still
+// loaded), the commit, the line; then that GPU loads the new incumbent (the
+// others do before their next candidate).
+void keep_on_lane(RunContext& ctx, GpuLane& lane, Flight& f, const LaneOutcome& o,
+                  std::deque<std::filesystem::path>& failures, std::string* log_failed);
+// The worktree back to the incumbent's commit (after a commit that failed or was undone).
+void restore_worktree(RunContext& ctx);
 
 }  // namespace ar

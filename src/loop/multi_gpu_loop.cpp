@@ -32,17 +32,6 @@ namespace {
 constexpr int kMaxRemeasures = 2;     // a stale winner is measured again at most this often
 constexpr int kMaxLaneFailures = 2;   // GPUs failing under one candidate before it is logged as an error
 
-struct Flight {
-  Proposal proposal;
-  int id = 0;
-  std::future<PreparedBuild> build;     // built ahead on spare cores, when valid
-  std::optional<PreparedBuild> built;
-  std::string started;
-  double t0 = 0;
-  int pinned = -1;                      // the lane that must measure it again (a stale win)
-  int lane_failures = 0;
-  nlohmann::json earlier = nlohmann::json::array();   // its stale wins: GPU, incumbent, speedup
-};
 
 struct Running {
   Flight flight;
@@ -400,11 +389,10 @@ class MultiGpuLoop {
       record(f, &lane, nullptr, Decision::Interrupted, "stopped by a signal");
       return;
     }
-    if (f.lane_failures >= kMaxLaneFailures || stopping_)
-      {
+    if (f.lane_failures >= kMaxLaneFailures || stopping_) {
       record(f, &lane, nullptr, Decision::Error,
-                    fmt::format("the GPUs failed while judging it ({}); an infrastructure failure, not the "
-                                "candidate's", o.reason));
+             fmt::format("the GPUs failed while judging it ({}); an infrastructure failure, not the candidate's",
+                         o.reason));
       return;
     }
     f.pinned = -1;
@@ -423,11 +411,13 @@ class MultiGpuLoop {
       rebased = ctx_.agent->rebase(f.proposal, agent_context_for(ctx_, next_id_));
     }
     if (!rebased || rebased->tunables != f.proposal.tunables) {
-      std::string why = stopping_ ? "the run is stopping" : !rebased ? "the agent dropped it" : "measured again twice";
-      {
+      const int times = static_cast<int>(f.earlier.size());
+      std::string why = stopping_                ? "the run is stopping"
+                        : times > kMaxRemeasures ? fmt::format("its win went stale {} times", times)
+                        : !rebased               ? "the agent dropped it"
+                                                 : "the agent moved it onto other tunables";
       record(f, &lane, &o, Decision::Discard, fmt::format("stale: {}; not measured again ({})", what, why));
       return;
-    }
     }
     ctx_.out().event(fmt::format("#{}: {}: measuring it again against #{} on GPU {}", f.id, what,
                                  ctx_.incumbent.candidate_id, lane.gpu));
@@ -449,148 +439,14 @@ class MultiGpuLoop {
     }
   }
 
-  // A keep is confirmed here, on the GPU that judged it (lane idle, its
-  // candidate still loaded): the sanitizer, the best against the start, the
-  // commit, the line. Only then do other GPUs see the new incumbent.
-  void keep(GpuLane& lane, Flight& f, const LaneOutcome& o) {
-    const auto timed_workloads = ctx_.timed();
-    const fs::path artifact = f.built->build.artifact;
-    std::string note;
-    std::optional<std::string> finding;
-    {
-      auto timed = ctx_.phases.time(Phase::Sanitizer);
-      finding = run_sanitizers(ctx_, artifact, &note, lane.gpu);
-    }
-    nlohmann::json extra = {{"sanitizer", {{"note", note}, {"finding", finding ? nlohmann::json(*finding) : nlohmann::json()}}}};
-    if (finding) {
-      record(f, &lane, &o, Decision::Wrong, "sanitizer: " + *finding, extra);
-      return;
-    }
-    double vs_base = ctx_.vs_baseline * o.full.speedup;
-    std::optional<Comparison> vs_comparison;
-    {
-      auto timed = ctx_.phases.time(Phase::VsBaseline);
-      auto r = measure_pair(*lane.session, kBaseSlot, kCandidateSlot, timed_workloads, ctx_.manifest,
-                            full_sampling(ctx_.cfg), ctx_.seed ^ 0xbbbbull ^ static_cast<unsigned long long>(f.id), "",
-                            ctx_.cfg);
-      ctx_.gpu_seconds += r.gpu_seconds;
-      if (r.status == StepStatus::Ok) {
-        vs_base = r.comparison.speedup;
-        vs_comparison = r.comparison;
-      } else {
-        ctx_.out().event(fmt::format("measuring against the baseline on GPU {} failed: {}", lane.gpu, r.reason),
-                         Tone::Bad);
-      }
-    }
-    extra["vs_baseline"] = vs_base;
-    if (vs_comparison) extra["vs_baseline_ci"] = {vs_comparison->ci_low, vs_comparison->ci_high};
-    std::string sha;
-    try {
-      auto timed = ctx_.phases.time(Phase::Git);
-      write_file_atomic(ctx_.package_dir / ctx_.manifest.tunables_file, tunables_to_json_text(f.proposal.tunables));
-      extra["files"] = ctx_.git->changed_files(ctx_.package_prefix);
-      extra["diff"] = ctx_.git->diff();
-      sha = ctx_.git->commit_all(commit_message(ctx_, f.id, f.proposal, o.full, o.confirm, o.verdict.threshold, vs_base));
-    } catch (const std::exception& e) {
-      restore_worktree();
-      {
-      record(f, &lane, &o, Decision::Error, std::string("git commit failed: ") + e.what(), extra);
-      return;
-    }
-    }
-    extra["commit"] = sha;
-    fs::path kept = ctx_.run_dir / "incumbent" / (std::to_string(f.id) + artifact.extension().string());
-    fs::create_directories(kept.parent_path());
-    fs::copy_file(artifact, kept, fs::copy_options::overwrite_existing);
-    if (!record(f, &lane, &o, Decision::Keep, describe_verdict(o.verdict, vs_base), extra)) {
-      restore_worktree();   // a commit the log does not know is undone
-      return;
-    }
-    ctx_.incumbent = Incumbent{sha, f.proposal.tunables, kept, ctx_.incumbent.source_hash, f.id};
-    ctx_.vs_baseline = vs_base;
-    if (vs_comparison) ctx_.vs_baseline_comparison = vs_comparison;
-    ctx_.keeps++;
-    ctx_.last_keep_id = f.id;
-    ctx_.incumbent_quick_us = o.quick_us;
-    ctx_.incumbent_build = build_json(*f.built);
-    ctx_.incumbent_rows = o.rec.contains("bench") ? o.rec["bench"].value("workloads", nlohmann::json()) : nlohmann::json();
-    ctx_.untried_at_keep = ctx_.agent->untried();
-    // The other GPUs load the new incumbent before their next candidate.
-    lane.loaded_incumbent = -1;
-    bool loaded = true;
-    for (const char* slot : {kIncumbentSlot, kAaSlot}) loaded = lane.session->load(slot, kept).ok() && loaded;
-    if (loaded) lane.loaded_incumbent = f.id;
-  }
-
-  void restore_worktree() {
-    try {
-      ctx_.git->restore(ctx_.branch, ctx_.incumbent.commit);
-    } catch (const std::exception& e) {
-      ctx_.out().event(std::string("could not restore the worktree: ") + e.what(), Tone::Bad);
-    }
-  }
-
-  // The candidate's one line, and what the run learns from it. false when the
-  // log could not take it.
+  // The candidate's line (lane_record.cpp); a log that cannot take it stops the run.
   bool record(Flight& f, const GpuLane* lane, const LaneOutcome* o, Decision decision, const std::string& reason,
               const nlohmann::json& extra = nlohmann::json::object()) {
-    const Proposal& p = f.proposal;
-    if (f.started.empty()) {
-      f.started = ctx_.world.clock->now_iso8601();
-      f.t0 = ctx_.world.clock->now_seconds();
-    }
-    nlohmann::json rec = {{"type", "candidate"}, {"id", f.id}, {"started", f.started}, {"agent", p.agent},
-                          {"model", p.model}, {"idea", p.idea}, {"tunables", p.tunables}, {"base", p.base_id},
-                          {"tokens", {{"in", p.tokens_in()}, {"out", p.tokens_out()}}}, {"cost_usd", p.cost_usd()}};
-    rec["gpu"] = lane ? nlohmann::json(lane->gpu) : nlohmann::json();
-    if (f.built) rec["build"] = build_json(*f.built);
-    if (o) {
-      for (const auto& [k, v] : o->rec.items()) rec[k] = v;
-      rec["aa_half_width"] = o->aa_half_width;
-      if (o->quick_us) rec["quick_geomean_us"] = *o->quick_us;
-    }
-    if (!f.earlier.empty()) rec["stale_wins"] = f.earlier;
-    for (const auto& [k, v] : extra.items()) rec[k] = v;
-    if (!rec.contains("commit")) rec["commit"] = nullptr;
-    rec["decision"] = decision_name(decision);
-    rec["reason"] = reason;
-    rec["finished"] = ctx_.world.clock->now_iso8601();
-    rec["seconds"] = ctx_.world.clock->now_seconds() - f.t0;
-    rec["phases"] = ctx_.take_phases();
-    if (!append(rec)) return false;
-
-    ctx_.last_id = std::max(ctx_.last_id, f.id);
-    ctx_.candidates_this_session++;
-    ctx_.tokens_total += p.tokens_in() + p.tokens_out();
-    ctx_.cost_total += p.cost_usd();
-    Outcome out;
-    out.decision = decision;
-    out.reason = reason;
-    if (o) {
-      out.quick_geomean_us = o->quick_us;
-      if (o->incumbent_quick_us && decision != Decision::Keep) ctx_.incumbent_quick_us = o->incumbent_quick_us;
-    }
-    if (rec.contains("speedup") && rec["speedup"].is_number()) out.speedup = rec["speedup"].get<double>();
-    ctx_.history.push_back({f.id, p.agent, p.idea, p.tunables, out, ""});
-    if (describes_candidate(decision)) {
-      ctx_.agent->observe(p, out);
-      CachedResult c;
-      c.context_key = ctx_.cache_context.key();
-      c.tunables = p.tunables;
-      c.outcome = out;
-      if (o) c.median_us = o->medians;
-      c.run_id = ctx_.run_id;
-      c.candidate_id = f.id;
-      ctx_.cache->add(c);
-    }
-    if (decision == Decision::BuildError && f.built) ctx_.recent_build_errors = f.built->build.errors;
-    clean_build_dir(ctx_, failures_, f.id, decision);
-    Tone tone = decision == Decision::Keep ? Tone::Good : decision == Decision::Discard ? Tone::Dim : Tone::Bad;
-    std::string speed = out.speedup ? fmt::format(" {:.3f}x", *out.speedup) : "";
-    std::string on = lane ? fmt::format(" (GPU {})", lane->gpu) : "";
-    ctx_.out().event(fmt::format("#{} {}{}{} — {} — {}", f.id, decision_name(decision), speed, on, p.idea, reason), tone);
-    return true;
+    return !log_failed_.empty() ? false
+                                : record_candidate_line(ctx_, f, lane, o, decision, reason, extra, failures_, &log_failed_);
   }
+
+  void keep(GpuLane& lane, Flight& f, const LaneOutcome& o) { keep_on_lane(ctx_, lane, f, o, failures_, &log_failed_); }
 
   // ---- stopping -----------------------------------------------------------
 

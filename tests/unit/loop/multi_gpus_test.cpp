@@ -106,7 +106,7 @@ struct GpusFixture : Fixture {
     world.open_harness = [this](const fs::path&, int gpu) -> std::unique_ptr<Harness> {
       std::lock_guard<std::mutex> lock(open_mu);
       opened[gpu]++;
-      auto inner = std::make_unique<ScriptedHarness>(&stop, -1, &harness_kills, nullptr);
+      auto inner = std::make_unique<ScriptedHarness>(&stop, interrupt_at_bench, &harness_kills, nullptr);
       return std::make_unique<FakeGpu>(gpu, std::move(inner), rec, scripts[gpu]);
     };
   }
@@ -245,9 +245,13 @@ TEST_CASE("a GPU lost mid-run is dropped with a log line; the run finishes on th
   CHECK(dropped[0]["gpu"] == 2);
   CHECK(dropped[0]["gpus_left"] == nlohmann::json({0, 1}));
   CHECK(dropped[0]["reason"].get<std::string>().find("could not be restarted") != std::string::npos);
-  bool said = false;
-  for (const auto& e : f.printer.events) said = said || e.find("GPU 2 dropped") != std::string::npos;
+  bool said = false, moved = false;
+  for (const auto& e : f.printer.events) {
+    said = said || e.find("GPU 2 dropped") != std::string::npos;
+    moved = moved || (e.rfind("GPU 2: ", 0) == 0 && e.find("is judged again") != std::string::npos);
+  }
   CHECK(said);
+  CHECK(moved);   // it failed under a candidate, which another GPU then judged
   auto cands = of(lines, "candidate");
   REQUIRE(cands.size() >= 3);   // X=1, 2, 3 at least: the one GPU 2 held was judged elsewhere
   check_lines_complete(cands);
@@ -274,6 +278,25 @@ TEST_CASE("when every GPU is lost the run stops with exit 4 and a final line") {
   REQUIRE(fin.size() == 1);
   CHECK(fin[0]["stop_reason"].get<std::string>().find("every GPU was dropped") != std::string::npos);
   for (const auto& c : of(lines, "candidate")) CHECK(c["decision"] == "error");
+}
+
+TEST_CASE("a signal while several GPUs measure stops them all; every candidate judged has its whole line") {
+  GpusFixture f;
+  f.interrupt_at_bench = 3;   // on each GPU: its A/A at the start, its first candidate's screen, then this
+  int code = run_loop(f.world, f.on("0,1", {{"goal", "5x"}, {"plateau", 0}}));
+  CHECK(code == kExitInterrupted);
+  auto lines = f.lines();
+  auto cands = of(lines, "candidate");
+  REQUIRE(!cands.empty());
+  check_lines_complete(cands);
+  check_keep_chain(cands);
+  bool interrupted = false;
+  for (const auto& c : cands) interrupted = interrupted || c["decision"] == "interrupted";
+  CHECK(interrupted);
+  auto fin = of(lines, "final");
+  REQUIRE(fin.size() == 1);
+  CHECK(fin[0]["stop_reason"] == "interrupted by a signal");
+  CHECK(f.git({"-C", (f.dir.path() / ".autoresearch/runs/toy-t/worktree").string(), "status", "--porcelain"}).empty());
 }
 
 TEST_CASE("one GPU given to --gpus is --gpu: the single-GPU loop and log") {
