@@ -53,7 +53,7 @@ class MultiGpuLoop {
   ~MultiGpuLoop() { stop_everything(); }
 
   int run() {
-    int first_id = ctx_.last_id + 1;
+    first_id_ = ctx_.last_id + 1;
     ctx_.take_phases();
     ctx_.untried_at_keep = ctx_.agent->untried();
     start_lanes();
@@ -67,7 +67,7 @@ class MultiGpuLoop {
         break;
       }
       // --max-iters counts every id handed out: those still queued or measured are judged first.
-      stop = budget_reason(ctx_, first_id, queue_.empty() && running_.empty());
+      stop = budget_reason(ctx_, first_id_, queue_.empty() && running_.empty());
       if (!stop.empty()) break;
       feed_idle_lanes();
       if (!log_failed_.empty()) break;
@@ -182,12 +182,13 @@ class MultiGpuLoop {
 
   // ---- proposals and builds ---------------------------------------------
 
-  bool ids_exhausted() const { return ctx_.cfg.max_iters > 0 && next_id_ >= ctx_.cfg.max_iters; }
+  int highest_id() const { return std::max(next_id_, ctx_.last_id); }
+  bool ids_exhausted() const { return ctx_.cfg.max_iters > 0 && highest_id() >= ctx_.cfg.max_iters; }
 
   // Enough proposals for every idle GPU and the compilers (never past --max-iters).
   void refill(int wanted) {
     if (ids_exhausted() || agent_done_) return;
-    if (ctx_.cfg.max_iters > 0) wanted = std::min(wanted, ctx_.cfg.max_iters - next_id_);
+    if (ctx_.cfg.max_iters > 0) wanted = std::min(wanted, ctx_.cfg.max_iters - highest_id());
     if (wanted <= 0) return;
     std::vector<Proposal> proposals;
     {
@@ -294,7 +295,9 @@ class MultiGpuLoop {
   void feed_idle_lanes() {
     for (size_t i = 0; i < lanes_.size() && log_failed_.empty(); ++i) {
       GpuLane& lane = lanes_[i];
-      while (!lane.dropped && !lane.busy && log_failed_.empty() && !ctx_.stop_requested()) {
+      // Candidates that end before a GPU sees them (a build error) count for the budget too.
+      while (!lane.dropped && !lane.busy && log_failed_.empty() && !ctx_.stop_requested() &&
+             budget_reason(ctx_, first_id_, false).empty()) {
         auto f = next_for(i);
         if (!f) return;
         if (f->started.empty()) {
@@ -517,6 +520,7 @@ class MultiGpuLoop {
   std::vector<Running> running_;
   std::deque<fs::path> failures_;
   int next_id_ = 0;
+  int first_id_ = 1;                      // this session's first candidate
   bool agent_done_ = false;
   bool stopping_ = false;
   std::string log_failed_;

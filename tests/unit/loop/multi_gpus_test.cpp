@@ -29,6 +29,7 @@ struct Recorder {
 struct GpuScript {
   double extra_noise = 0;   // relative noise added to every sample on this GPU
   int fail_after = -1;      // calls after which the device is lost: every call dies, restarts fail
+  int err_after = -1;       // calls after which every bench is an error of the harness itself
 };
 
 class FakeGpu : public Harness {
@@ -57,6 +58,13 @@ class FakeGpu : public Harness {
       return r;
     }
     const std::string cmd = req["cmd"];
+    if (cmd == "bench" && script_.err_after >= 0 && calls_ > script_.err_after) {
+      HarnessReply r;
+      r.status = HarnessReply::Status::Error;
+      r.body = {{"ok", false}, {"kind", "internal"}, {"error", "the event timer returned an error"}};
+      r.message = "internal: the event timer returned an error";
+      return r;
+    }
     if (cmd == "load" && req["slot"] == "cand") cand_ = req["artifact"].get<std::string>();
     bool cand_bench = cmd == "bench" && req["slots"].size() == 2 && req["slots"][1] == "cand";
     if (cand_bench) enter();
@@ -266,6 +274,27 @@ TEST_CASE("a GPU lost mid-run is dropped with a log line; the run finishes on th
   CHECK(!render_report_text(r, 100).empty());
 }
 
+TEST_CASE("a GPU whose harness keeps failing is dropped after --infra-failures in a row") {
+  GpusFixture f;
+  f.scripts[1].err_after = 8;   // after its start, every bench fails: not the candidates' doing
+  int code = run_loop(f.world, f.on("0,1", {{"goal", "5x"}, {"plateau", 0}, {"infra_failures", 2}}));
+  CHECK((code == kExitStopped || code == kExitOk));
+  auto lines = f.lines();
+  auto dropped = of(lines, "gpu_dropped");
+  REQUIRE(dropped.size() == 1);
+  CHECK(dropped[0]["gpu"] == 1);
+  CHECK(dropped[0]["reason"].get<std::string>().find("2 infrastructure failures in a row") != std::string::npos);
+  auto cands = of(lines, "candidate");
+  check_lines_complete(cands);
+  check_keep_chain(cands);
+  // The candidates GPU 1 failed under were judged on GPU 0 (or, failed twice, logged as errors).
+  for (const auto& c : cands) CHECK((c["gpu"] == 0 || c["decision"] == "error"));
+  std::set<long long> judged;
+  for (const auto& c : cands)
+    if (c["decision"] != "error") judged.insert(c["tunables"]["X"].get<long long>());
+  CHECK(judged.count(2) + judged.count(1) >= 1);
+}
+
 TEST_CASE("when every GPU is lost the run stops with exit 4 and a final line") {
   GpusFixture f;
   f.scripts[0].fail_after = 10;   // after the setup and the start of the others
@@ -297,6 +326,26 @@ TEST_CASE("a signal while several GPUs measure stops them all; every candidate j
   REQUIRE(fin.size() == 1);
   CHECK(fin[0]["stop_reason"] == "interrupted by a signal");
   CHECK(f.git({"-C", (f.dir.path() / ".autoresearch/runs/toy-t/worktree").string(), "status", "--porcelain"}).empty());
+}
+
+TEST_CASE("a resume goes on with the GPUs the run started with, numbering on") {
+  GpusFixture f;
+  int code = run_loop(f.world, f.on("0,1", {{"goal", "5x"}, {"max_iters", 2}, {"plateau", 0}}));
+  CHECK(code == kExitStopped);
+  REQUIRE(of(f.lines(), "candidate").size() == 2);
+  RunRequest again = f.request();
+  again.resume = "toy-t";
+  again.overrides = {{"max_iters", 3}};
+  code = run_loop(f.world, again);
+  CHECK(code == kExitStopped);
+  auto lines = f.lines();
+  auto cands = of(lines, "candidate");
+  REQUIRE(cands.size() == 3);   // never past --max-iters, though two GPUs could take more
+  check_lines_complete(cands);
+  check_keep_chain(cands);
+  CHECK(of(lines, "gpu_lane").size() == 4);   // both GPUs, in each session
+  CHECK(f.opened == std::map<int, int>{{0, 2}, {1, 2}});
+  CHECK(of(lines, "final").back()["stop_reason"] == "--max-iters 3 reached");
 }
 
 TEST_CASE("one GPU given to --gpus is --gpu: the single-GPU loop and log") {
