@@ -73,6 +73,8 @@ class MultiGpuLoop {
       if (!log_failed_.empty()) break;
       if (running_.empty()) {
         if (live() == 0) continue;
+        stop = budget_reason(ctx_, first_id_);   // the feed stopped for it (a run of build errors)
+        if (!stop.empty()) break;
         auto left = ctx_.agent->untried();
         interrupted = ctx_.stop_requested();
         stop = interrupted               ? "interrupted by a signal"
