@@ -20,29 +20,33 @@ static void print_table(RunContext& ctx, const std::vector<WorkloadRow>& rows, c
   }
 }
 
-bool calibrate_aa(RunContext& ctx, const char* why) {
-  ctx.out().status(ctx.status_prefix() + " measuring the noise (A/A) on the timed workloads");
-  auto timed = ctx.timed();
-  auto r = measure_pair(*ctx.session, kIncumbentSlot, kAaSlot, timed, ctx.manifest, full_sampling(ctx.cfg),
-                        ctx.seed ^ 0xaaaaull ^ static_cast<unsigned long long>(ctx.last_id), "", ctx.cfg);
+MeasureOutcome measure_aa_on(const RunContext& ctx, HarnessSession& session, int after_id) {
+  return measure_pair(session, kIncumbentSlot, kAaSlot, ctx.timed(), ctx.manifest, full_sampling(ctx.cfg),
+                      ctx.seed ^ 0xaaaaull ^ static_cast<unsigned long long>(after_id), "", ctx.cfg);
+}
+
+bool record_aa(RunContext& ctx, const char* why, const MeasureOutcome& r, int after_id, std::optional<int> gpu,
+               double* half_width) {
+  const std::string on_gpu = gpu ? fmt::format(" on GPU {}", *gpu) : "";
   ctx.gpu_seconds += r.gpu_seconds;
   if (r.status != StepStatus::Ok) {
-    ctx.out().event("A/A measurement failed: " + r.reason, Tone::Bad);
+    ctx.out().event("A/A measurement" + on_gpu + " failed: " + r.reason, Tone::Bad);
     return false;
   }
-  ctx.aa_half_width = aa_half_width(r.comparison);
-  ctx.aa_measured_at = ctx.last_id;
+  *half_width = aa_half_width(r.comparison);
+  auto timed = ctx.timed();
   auto rows = table_rows(ctx.manifest, timed, r, false);
   nlohmann::json line = {{"type", "aa"},
                          {"time", ctx.world.clock->now_iso8601()},
                          {"why", why},
-                         {"after_id", ctx.last_id},
-                         {"half_width", ctx.aa_half_width},
+                         {"after_id", after_id},
+                         {"half_width", *half_width},
                          {"speedup", r.comparison.speedup},
                          {"ci", {r.comparison.ci_low, r.comparison.ci_high}},
                          {"gpu_seconds", r.gpu_seconds},
                          {"workloads", bench_rows_json(rows, ctx.roofline)},
                          {"extras", r.extras}};
+  if (gpu) line["gpu"] = *gpu;
   ctx.log->append(line);
   if (std::string(why) == "baseline") {
     print_table(ctx, rows, "starting kernel (" + ctx.manifest.name + ")");
@@ -50,11 +54,21 @@ bool calibrate_aa(RunContext& ctx, const char* why) {
                      {"time", ctx.world.clock->now_iso8601()},
                      {"tunables", ctx.incumbent.tunables},
                      {"bench", {{"workloads", bench_rows_json(rows, ctx.roofline)}}},
-                     {"aa", {{"half_width", ctx.aa_half_width}}}});
+                     {"aa", {{"half_width", *half_width}}}});
   }
-  ctx.out().event(fmt::format("noise (A/A, {}): ±{:.2f}% (estimate {:.4f}x) → a keep needs {}", why,
-                              ctx.aa_half_width * 100, r.comparison.speedup,
-                              keep_requirements(ctx.rule, ctx.aa_half_width)));
+  ctx.out().event(fmt::format("noise (A/A, {}){}: ±{:.2f}% (estimate {:.4f}x) → a keep needs {}", why, on_gpu,
+                              *half_width * 100, r.comparison.speedup, keep_requirements(ctx.rule, *half_width)));
+  return true;
+}
+
+bool calibrate_aa(RunContext& ctx, const char* why) {
+  ctx.out().status(ctx.status_prefix() + " measuring the noise (A/A) on the timed workloads");
+  auto r = measure_aa_on(ctx, *ctx.session, ctx.last_id);
+  // With several GPUs, the first one's A/A line says which it is like the others'.
+  std::optional<int> gpu;
+  if (ctx.gpus.size() > 1) gpu = ctx.cfg.gpu;
+  if (!record_aa(ctx, why, r, ctx.last_id, gpu, &ctx.aa_half_width)) return false;
+  ctx.aa_measured_at = ctx.last_id;
   return true;
 }
 

@@ -45,6 +45,9 @@ struct RunContext {
   World& world;
   RunConfig cfg;
   Paths paths;
+  // --gpus: the GPUs measured on, one harness each (cfg.gpu is the first);
+  // empty or one: the single-GPU loop, exactly as without --gpus.
+  std::vector<int> gpus;
   Manifest manifest;
   double goal = 2;
   unsigned long long seed = 0;
@@ -60,6 +63,7 @@ struct RunContext {
   std::unique_ptr<Git> repo_git;
   std::unique_ptr<Git> git;               // the worktree
   std::unique_ptr<FileLock> run_lock, device_lock;
+  std::vector<std::unique_ptr<FileLock>> other_gpu_locks;   // --gpus: the second GPU's on
   std::optional<Toolchain> toolchain;
   std::unique_ptr<Builder> builder;
   std::filesystem::path harness_exe;

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "autoresearch/loop/plateau.h"
+#include "autoresearch/loop/gpu_list.h"
 #include "autoresearch/util/errors.h"
 #include "steps.h"
 
@@ -24,46 +24,6 @@ struct Pending {
   int id = 0;
   std::future<PreparedBuild> build;   // invalid: build when its turn comes
 };
-
-int build_jobs(const RunContext& ctx) {
-  // CPU packages compile and measure one after the other, never at once, or
-  // the compiler would steal the cores the timings run on.
-  if (ctx.manifest.backend == Backend::Cpu) return 1;
-  if (ctx.cfg.build_jobs > 0) return ctx.cfg.build_jobs;
-  int cores = static_cast<int>(std::thread::hardware_concurrency());
-  return std::max(1, std::min(8, cores - 2));
-}
-
-// Why the run should stop now, or empty.
-std::string budget_reason(RunContext& ctx, int session_first_id) {
-  if (ctx.vs_baseline >= ctx.goal && ctx.keeps > 0) return fmt::format("goal {:.2f}x reached", ctx.goal);
-  if (ctx.cfg.max_iters > 0 && ctx.last_id >= ctx.cfg.max_iters)
-    return fmt::format("--max-iters {} reached", ctx.cfg.max_iters);
-  if (ctx.cfg.max_hours > 0 && ctx.world.clock->now_seconds() - ctx.started_at >= ctx.cfg.max_hours * 3600)
-    return fmt::format("--max-hours {} reached", ctx.cfg.max_hours);
-  if (ctx.cfg.max_tokens_total > 0 && ctx.tokens_total >= ctx.cfg.max_tokens_total)
-    return fmt::format("--max-tokens-total {} reached ({} tokens spent)", ctx.cfg.max_tokens_total, ctx.tokens_total);
-  if (ctx.max_cost_usd > 0 && ctx.cost_total >= ctx.max_cost_usd)
-    return fmt::format("--max-cost ${:.2f} reached (${:.2f} spent)", ctx.max_cost_usd, ctx.cost_total);
-  int since_keep = ctx.last_id - std::max(ctx.last_keep_id, session_first_id - 1);
-  return plateau_reason(ctx.cfg.plateau, ctx.untried_at_keep, since_keep);
-}
-
-// Build folders: kept candidates are copied out at keep; discards go at once;
-// only the last few failures stay, for a human to look at.
-void clean_build_dir(RunContext& ctx, std::deque<fs::path>& failures, int id, Decision decision) {
-  fs::path dir = ctx.builds_dir() / std::to_string(id);
-  std::error_code ec;
-  if (decision == Decision::Keep || decision == Decision::Discard || decision == Decision::Interrupted) {
-    fs::remove_all(dir, ec);
-    return;
-  }
-  failures.push_back(dir);
-  while (static_cast<int>(failures.size()) > ctx.cfg.keep_failed_builds) {
-    fs::remove_all(failures.front(), ec);
-    failures.pop_front();
-  }
-}
 
 class Loop {
  public:
@@ -144,21 +104,7 @@ class Loop {
     return calibrate_aa(ctx_, "refresh");
   }
 
-  AgentContext agent_context() {
-    AgentContext a;
-    a.manifest = &ctx_.manifest;
-    a.incumbent_tunables = ctx_.incumbent.tunables;
-    a.incumbent_id = ctx_.incumbent.candidate_id;
-    a.incumbent_source_hash = ctx_.incumbent.source_hash;
-    a.incumbent_quick_geomean_us = ctx_.incumbent_quick_us;
-    size_t from = ctx_.history.size() > 50 ? ctx_.history.size() - 50 : 0;
-    a.history.assign(ctx_.history.begin() + from, ctx_.history.end());
-    a.worktree = ctx_.worktree;
-    a.package_dir = ctx_.package_dir;
-    a.context_dir = ctx_.context_dir();
-    a.iteration = std::max(next_id_, ctx_.last_id) + 1;
-    return a;
-  }
+  AgentContext agent_context() { return agent_context_for(ctx_, next_id_); }
 
   bool refill() {
     AgentContext a = agent_context();
@@ -291,6 +237,10 @@ int run_loop(World& world, RunRequest request) {
   RunContext ctx(world);
   ctx.cfg = request.config;
   ctx.paths = request.paths;
+  if (!request.gpus.empty() && request.overrides.contains("gpu"))
+    throw usage_error("--gpu and --gpus are exclusive: --gpus 0,1 measures on GPUs 0 and 1, --gpus 3 on GPU 3 alone");
+  if (!request.gpus.empty())
+    ctx.gpus = parse_gpu_list(request.gpus, [&world](std::string* why) { return host_gpu_indices(*world.runner, why); });
   ctx.started_at = world.clock->now_seconds();
   std::optional<PhaseTimes::Scope> setup;
   setup.emplace(ctx.phases, Phase::Setup);
@@ -313,8 +263,7 @@ int run_loop(World& world, RunRequest request) {
     setup_resume(ctx, request.resume, request.overrides);
   }
   setup.reset();
-  Loop loop(ctx);
-  int code = loop.run();
+  int code = ctx.gpus.size() > 1 ? run_multi_gpu_loop(ctx) : Loop(ctx).run();
   ctx.session->stop();
   return code;
 }

@@ -108,6 +108,7 @@ nlohmann::json header_json(RunContext& ctx) {
                    {"peak_bytes_per_s", ctx.roofline.peak_bytes_per_s},
                    {"source", ctx.roofline.source}};
   h["keep_rule"] = to_json(ctx.rule);
+  if (ctx.gpus.size() > 1) h["gpus"] = ctx.gpus;   // the first is the config's gpu and the header's device
   return h;
 }
 
@@ -148,17 +149,40 @@ void acquire_locks(RunContext& ctx) {
   if (!ctx.run_lock)
     throw usage_error(fmt::format("run {} is in use by another autoresearch process ({})", ctx.run_id, holder));
   // One run times on a device at a time; machine-wide, so two checkouts share it.
-  std::string device = ctx.manifest.backend == Backend::Cuda ? fmt::format("gpu{}", ctx.cfg.gpu) : "cpu";
-  ctx.device_lock = FileLock::try_acquire(ctx.paths.device_lock(device), "run " + ctx.run_id, &holder);
-  if (!ctx.device_lock)
-    throw usage_error(fmt::format("{} is being measured by another run ({}); two runs on one device spoil "
-                                  "each other's timings", device, holder));
+  // A run on several GPUs holds each one's lock (it is a GPU run whatever the package says).
+  const bool several = ctx.gpus.size() > 1;
+  auto lock = [&](const std::string& device) {
+    auto l = FileLock::try_acquire(ctx.paths.device_lock(device), "run " + ctx.run_id, &holder);
+    if (!l)
+      throw usage_error(fmt::format("{} is being measured by another run ({}); two runs on one device spoil "
+                                    "each other's timings{}", device, holder,
+                                    several ? " (leave it out of --gpus)" : ""));
+    return l;
+  };
+  ctx.device_lock = lock(ctx.manifest.backend == Backend::Cuda || several ? fmt::format("gpu{}", ctx.cfg.gpu) : "cpu");
+  if (several)
+    for (size_t i = 1; i < ctx.gpus.size(); ++i) ctx.other_gpu_locks.push_back(lock(fmt::format("gpu{}", ctx.gpus[i])));
+}
+
+void check_gpus(RunContext& ctx) {
+  if (ctx.gpus.empty()) return;
+  ctx.cfg.gpu = ctx.gpus.front();   // --gpus 3 is --gpu 3
+  if (ctx.gpus.size() == 1) return;
+  // Text agents edit the one worktree, one candidate at a time; the tuner's
+  // candidates differ only in their tunables, so several are judged at once.
+  if (ctx.cfg.agent != "tune")
+    throw usage_error(fmt::format("--gpus with {} GPUs needs --agent tune: the {} agent edits the run's one "
+                                  "worktree, one candidate at a time (use --gpu N for it)",
+                                  ctx.gpus.size(), ctx.cfg.agent));
 }
 
 void start_harness(RunContext& ctx) {
   ctx.harness = ctx.world.open_harness(ctx.harness_exe, ctx.cfg.gpu);
   ctx.session = std::make_unique<HarnessSession>(*ctx.harness);
   ctx.session->start();
+  if (ctx.gpus.size() > 1 && ctx.session->device().value("kind", "") == "cpu")
+    throw usage_error(fmt::format("--gpus: the harness of {} measures on the CPU; several GPUs apply to CUDA "
+                                  "packages only", ctx.manifest.name));
 }
 
 void make_agent(RunContext& ctx) {
@@ -186,6 +210,7 @@ void make_agent(RunContext& ctx) {
 void setup_new_run(RunContext& ctx) {
   auto& cfg = ctx.cfg;
   validate_config(cfg);
+  check_gpus(ctx);
   check_agent_can_start(ctx);
   ctx.manifest = load_manifest(resolve_manifest(ctx.paths, cfg.kernel));
   ctx.goal = parse_goal(cfg.goal);
@@ -310,6 +335,11 @@ void setup_resume(RunContext& ctx, const std::string& run_id, const nlohmann::js
   apply_json(ctx.cfg, h.value("config", nlohmann::json::object()), file.string() + " (header config)");
   apply_json(ctx.cfg, overrides, "the command line");
   validate_config(ctx.cfg);
+  // The GPUs: --gpus again, else --gpu alone, else those the run started with.
+  if (ctx.gpus.empty() && !overrides.contains("gpu") && h.contains("gpus") && h["gpus"].is_array())
+    for (const auto& g : h["gpus"])
+      if (g.is_number_integer()) ctx.gpus.push_back(g.get<int>());
+  check_gpus(ctx);
   {
     std::string why;
     int code = kExitStopped;

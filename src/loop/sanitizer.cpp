@@ -59,7 +59,8 @@ std::optional<std::string> sanitizer_finding(const std::string& output, int exit
   return fmt::format("{} error(s): {}", errors, excerpt.empty() ? std::string("(exit status 99)") : excerpt);
 }
 
-std::optional<std::string> run_sanitizers(RunContext& ctx, const std::filesystem::path& artifact, std::string* note) {
+std::optional<std::string> run_sanitizers(RunContext& ctx, const std::filesystem::path& artifact, std::string* note,
+                                          int gpu) {
   if (ctx.manifest.backend != Backend::Cuda) {
     *note = "not applicable to CPU packages";
     return std::nullopt;
@@ -81,7 +82,7 @@ std::optional<std::string> run_sanitizers(RunContext& ctx, const std::filesystem
     // The harness probes for optional entry points (ar_stage2, ...), which the
     // sanitizer would report as API errors; only memory and race errors count.
     spec.argv = {tool, "--tool", t, "--report-api-errors", "no", "--error-exitcode", "99", ctx.harness_exe.string(), "--gpu",
-                 std::to_string(ctx.cfg.gpu)};
+                 std::to_string(gpu >= 0 ? gpu : ctx.cfg.gpu)};
     spec.stdin_data = script;
     spec.timeout = std::chrono::seconds(600);
     spec.cancel = ctx.world.stop;

@@ -1,5 +1,6 @@
 #pragma once
 // The loop's steps, one file each; private to src/loop.
+#include <deque>
 #include <optional>
 #include <string>
 
@@ -17,6 +18,8 @@ void setup_new_run(RunContext& ctx);
 std::vector<nlohmann::json> reconcile_branch_with_log(RunContext& ctx, const std::vector<nlohmann::json>& lines);
 void setup_resume(RunContext& ctx, const std::string& run_id, const nlohmann::json& overrides);
 void acquire_locks(RunContext& ctx);
+// Several GPUs: refuses what they cannot do (a text agent); cfg.gpu becomes the first.
+void check_gpus(RunContext& ctx);
 void start_harness(RunContext& ctx);
 void make_agent(RunContext& ctx);
 // The effective token and cost budgets (a paid endpoint always has a finite one).
@@ -41,6 +44,11 @@ void check_agent_can_start(RunContext& ctx);
 // calibration.cpp: the A/A noise and the best-vs-baseline measurement.
 // Both return false when the measurement failed (the reason is printed).
 bool calibrate_aa(RunContext& ctx, const char* why);
+// The pieces of calibrate_aa, for a GPU of a multi-GPU run: the measurement
+// (any thread: it only reads ctx) and its line and message (the loop's thread).
+MeasureOutcome measure_aa_on(const RunContext& ctx, HarnessSession& session, int after_id);
+bool record_aa(RunContext& ctx, const char* why, const MeasureOutcome& r, int after_id, std::optional<int> gpu,
+               double* half_width);
 bool measure_vs_baseline(RunContext& ctx, const std::string& slot);
 
 // candidate.cpp: one candidate from proposal to log line.
@@ -101,11 +109,26 @@ std::string commit_message(const RunContext& ctx, int id, const Proposal& p, con
 
 // sanitizer.cpp: compute-sanitizer memcheck/racecheck on the smallest workload.
 // nullopt: clean or not available (*note says which); else the finding.
+// `gpu` < 0: the run's --gpu.
 std::optional<std::string> run_sanitizers(RunContext& ctx, const std::filesystem::path& artifact,
-                                          std::string* note);
+                                          std::string* note, int gpu = -1);
 
 // Parses compute-sanitizer output: nullopt when it reports no errors.
 std::optional<std::string> sanitizer_finding(const std::string& output, int exit_code);
+
+// loop_parts.cpp: shared by both loops.
+int build_jobs(const RunContext& ctx);
+// Why the run should stop now, or empty. Without count_iters, --max-iters is
+// left out: the multi-GPU loop still judges ids it handed out, and they count.
+std::string budget_reason(RunContext& ctx, int session_first_id, bool count_iters = true);
+// Kept and discarded candidates' build folders go at once; failures' stay for
+// the last few.
+void clean_build_dir(RunContext& ctx, std::deque<std::filesystem::path>& failures, int id, Decision decision);
+// What the agent is told for its next proposal (`next_id`: the highest id handed out).
+AgentContext agent_context_for(RunContext& ctx, int next_id);
+
+// multi_gpu_loop.cpp: the loop with one harness per GPU (ctx.gpus, two or more).
+int run_multi_gpu_loop(RunContext& ctx);
 
 // final.cpp
 int finish_run(RunContext& ctx, const std::string& stop_reason, bool interrupted);

@@ -14,6 +14,9 @@ struct RunRequest {
   Paths paths;
   std::string resume;              // run id to continue; empty for a new run
   nlohmann::json overrides = nlohmann::json::object();   // options given explicitly on a resume
+  // --gpus as given ("0,1,3" or "all"); empty: --gpu alone. Not a RunConfig
+  // option, so a single-GPU run's header is as it always was.
+  std::string gpus;
 };
 
 // Returns the exit code of SPEC §2. Throws Fatal for usage and infrastructure errors.
