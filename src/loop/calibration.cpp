@@ -43,6 +43,9 @@ bool calibrate_aa(RunContext& ctx, const char* why) {
                          {"gpu_seconds", r.gpu_seconds},
                          {"workloads", bench_rows_json(rows, ctx.roofline)},
                          {"extras", r.extras}};
+  // The noise is a measurement step of its own: under SLURM, its job ends here.
+  ctx.session->end_step();
+  if (auto jobs = ctx.session->take_record(); !jobs.is_null()) line["slurm"] = jobs;
   ctx.log->append(line);
   if (std::string(why) == "baseline") {
     print_table(ctx, rows, "starting kernel (" + ctx.manifest.name + ")");

@@ -53,6 +53,7 @@ void validate_config(const RunConfig& c) {
   if (c.verify_timeout_s <= 0 || c.bench_timeout_s <= 0) bad("timeouts must be > 0");
   if (c.infra_failures < 1) bad("--infra-failures must be >= 1");
   if (c.gpu < 0) bad("--gpu must be >= 0");
+  validate_executor(c);
 }
 
 std::string tag_from_time(const std::string& iso) {
@@ -148,6 +149,8 @@ void acquire_locks(RunContext& ctx) {
   if (!ctx.run_lock)
     throw usage_error(fmt::format("run {} is in use by another autoresearch process ({})", ctx.run_id, holder));
   // One run times on a device at a time; machine-wide, so two checkouts share it.
+  // Under SLURM the scheduler gives each job its own device: no lock here.
+  if (ctx.cfg.executor == "slurm") return;
   std::string device = ctx.manifest.backend == Backend::Cuda ? fmt::format("gpu{}", ctx.cfg.gpu) : "cpu";
   ctx.device_lock = FileLock::try_acquire(ctx.paths.device_lock(device), "run " + ctx.run_id, &holder);
   if (!ctx.device_lock)
@@ -156,7 +159,7 @@ void acquire_locks(RunContext& ctx) {
 }
 
 void start_harness(RunContext& ctx) {
-  ctx.harness = ctx.world.open_harness(ctx.harness_exe, ctx.cfg.gpu);
+  ctx.harness = open_run_harness(ctx.world, ctx.cfg, ctx.manifest.backend, ctx.harness_exe);
   ctx.session = std::make_unique<HarnessSession>(*ctx.harness);
   ctx.session->start();
 }
