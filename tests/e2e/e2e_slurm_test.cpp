@@ -49,9 +49,11 @@ std::string hostname_s() {
   return h;
 }
 
-// Processes whose command line names the run's folder (its harness under a job).
-std::vector<std::string> processes_naming(const fs::path& dir) {
+// What of the jobs could still run here: the harness (built in the tests'
+// cache) and slurmstepd of the given jobs ("slurmstepd: [20.0]").
+std::vector<std::string> job_processes(const std::vector<long long>& jobs) {
   std::vector<std::string> out;
+  const std::string harness = std::string(AR_E2E_CACHE) + "/harness/";
   for (const auto& e : fs::directory_iterator("/proc")) {
     std::string pid = e.path().filename();
     if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
@@ -59,7 +61,9 @@ std::vector<std::string> processes_naming(const fs::path& dir) {
     std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     for (char& c : cmd)
       if (c == '\0') c = ' ';
-    if (cmd.find(dir.string()) != std::string::npos) out.push_back(pid + ": " + cmd);
+    bool ours = cmd.find(harness) != std::string::npos;
+    for (long long id : jobs) ours = ours || cmd.find("slurmstepd: [" + std::to_string(id) + ".") != std::string::npos;
+    if (ours) out.push_back(pid + ": " + cmd);
   }
   return out;
 }
@@ -123,7 +127,7 @@ TEST_CASE("under --executor slurm every candidate is measured in SLURM jobs the 
     }
   }
   CHECK(queued(name).empty());
-  CHECK(processes_naming(run_dir).empty());
+  CHECK(job_processes(std::vector<long long>(seen.begin(), seen.end())).empty());
 }
 
 TEST_CASE("a job cancelled mid-run is re-queued, the log stays whole, and the run resumes", "[.][slurm]") {
@@ -146,6 +150,8 @@ TEST_CASE("a job cancelled mid-run is re-queued, the log stays whole, and the ru
         },
         120));
     std::this_thread::sleep_for(std::chrono::milliseconds(500));   // mid-request, not before the hello
+    // The check for strays sees a job's processes while it runs (so its silence later means something).
+    CHECK(!job_processes({victim}).empty());
     sh({"scancel", std::to_string(victim)});
     int code = bg.wait(900);
     REQUIRE((code == 0 || code == 3));
@@ -176,7 +182,10 @@ TEST_CASE("a job cancelled mid-run is re-queued, the log stays whole, and the ru
   CHECK(found);
   CHECK(sh({"scontrol", "show", "job", "-o", std::to_string(victim)}).find("JobState=CANCELLED") != std::string::npos);
   CHECK(queued(name).empty());
-  CHECK(processes_naming(run_dir).empty());
+  std::vector<long long> all;
+  for (const auto& c : candidates)
+    for (long long id : jobs_of(c)) all.push_back(id);
+  CHECK(job_processes(all).empty());
 
   // The run goes on from where it stopped, its new candidate in a job of its own.
   auto r = run_cli(repo, args({"run", "--resume", "matmul_cpu-cancel", "--max-iters", "4"}));
@@ -186,7 +195,7 @@ TEST_CASE("a job cancelled mid-run is re-queued, the log stays whole, and the ru
   REQUIRE(after.size() == 4);
   check_candidates_complete(after);
   CHECK(queued(name).empty());
-  CHECK(processes_naming(run_dir).empty());
+  CHECK(job_processes(jobs_of(after.back())).empty());
 }
 
 TEST_CASE("bad executor options are refused with a message before anything runs", "[slurm-usage]") {
