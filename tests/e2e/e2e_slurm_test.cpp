@@ -198,6 +198,45 @@ TEST_CASE("a job cancelled mid-run is re-queued, the log stays whole, and the ru
   CHECK(job_processes(jobs_of(after.back())).empty());
 }
 
+TEST_CASE("with no re-queue left a cancelled job is an infrastructure failure, not the candidate's", "[.][slurm]") {
+  TempRepo repo({"matmul_cpu"});
+  std::string name = job_name("infra");
+  fs::path log = repo.dir / ".autoresearch/runs/matmul_cpu-infra/experiments.jsonl";
+  long long victim = 0;
+  {
+    e2e::Background bg(repo, args({"run", "--kernel", "matmul_cpu", "--max-iters", "2", "--tag", "infra",
+                                   "--slurm-job-name", name, "--slurm-requeues", "0"}));
+    REQUIRE(e2e::wait_until([&] { return fs::exists(log) && !of_type(read_log(log), "aa").empty(); }, 600));
+    long long aa_job = jobs_of(of_type(read_log(log), "aa").at(0)).at(0);
+    REQUIRE(e2e::wait_until(
+        [&] {
+          victim = std::atoll(sh({"squeue", "-h", "-n", name, "-t", "RUNNING", "-o", "%i"}).c_str());
+          return victim > aa_job;
+        },
+        120));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    sh({"scancel", std::to_string(victim)});
+    int code = bg.wait(900);
+    REQUIRE((code == 0 || code == 3));   // one infrastructure failure is not --infra-failures (3) in a row
+  }
+  auto candidates = of_type(read_log(log), "candidate");
+  REQUIRE(candidates.size() == 2);
+  check_candidates_complete(candidates);
+  const auto& first = candidates[0];
+  INFO(first.dump());
+  CHECK(first["decision"] == "error");
+  CHECK(first["reason"].get<std::string>().find("re-queue(s) are spent") != std::string::npos);
+  CHECK(first["slurm"]["requeues"] == 0);
+  CHECK(first["slurm"]["jobs"][0]["id"] == victim);
+  CHECK(first["slurm"]["jobs"][0]["state"] == "CANCELLED");
+  CHECK(first["slurm"]["jobs"][0]["requeued"] == false);
+  // The next step has its re-queues back and is judged normally.
+  CHECK(candidates[1]["decision"] != "error");
+  CHECK(candidates[1]["slurm"]["jobs"].back()["state"] == "COMPLETED");
+  CHECK(queued(name).empty());
+  CHECK(job_processes({victim}).empty());
+}
+
 TEST_CASE("bad executor options are refused with a message before anything runs", "[slurm-usage]") {
   TempRepo repo({"matmul_cpu"});
   auto bad = [&](std::vector<std::string> extra, const std::string& says) {
