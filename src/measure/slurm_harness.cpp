@@ -276,42 +276,23 @@ class SlurmHarness : public Harness {
         end_job(Ending::Kill, why == "timeout" ? "killed by the driver: no answer in time" : "interrupted");
         return r;
       }
-      std::string stderr_tail = tail();
-      SlurmJobState st = end_job(Ending::Died, "the harness died");
-      r.status = HarnessReply::Status::Crashed;
-      r.signal = st.signal;
-      if (outside_) {
-        std::string loss = fmt::format("{} ended by the cluster: {}{}", job_text_of(last_), st.state,
-                                       st.reason.empty() || st.reason == "None" ? "" : " (" + st.reason + ")");
-        last_loss_ = loss;
-        bool again = requeue();
-        jobs_.back()["requeued"] = again;
-        if (again) {
-          outcome_ = Outcome::Requeue;
-        } else {
-          outcome_ = Outcome::Failed;
-          failure_ = lost(fmt::format("{}; this step's {} re-queue(s) are spent", loss, s_.max_requeues));
-        }
-        return r;
-      }
-      r.message = fmt::format("the harness died ({}: {}, exit code {}:{}){}", job_text_of(last_), st.state,
-                              st.exit_code, st.signal, stderr_tail);
-      return r;
+      return died();
     }
+    // A job the cluster ends while the harness writes leaves half a line (srun
+    // forwards what it got): that is the job's end, not a harness gone mad.
+    auto not_a_reply = [&](const std::string& what) {
+      if (ended_by_cluster_now()) return died();
+      r.status = HarnessReply::Status::Crashed;
+      r.message = what + tail();
+      end_job(Ending::Kill, "killed by the driver: not a reply");
+      return r;
+    };
     try {
       r.body = nlohmann::json::parse(*line);
     } catch (const nlohmann::json::parse_error&) {
-      r.status = HarnessReply::Status::Crashed;
-      r.message = "the harness sent something that is not JSON: " + line->substr(0, 200) + tail();
-      end_job(Ending::Kill, "killed by the driver: not a reply");
-      return r;
+      return not_a_reply("the harness sent something that is not JSON: " + line->substr(0, 200));
     }
-    if (!r.body.is_object() || !r.body.contains("ok")) {
-      r.status = HarnessReply::Status::Crashed;
-      r.message = "the harness sent a reply without \"ok\"" + tail();
-      end_job(Ending::Kill, "killed by the driver: not a reply");
-      return r;
-    }
+    if (!r.body.is_object() || !r.body.contains("ok")) return not_a_reply("the harness sent a reply without \"ok\"");
     if (r.body["ok"] == true) {
       r.status = HarnessReply::Status::Ok;
       return r;
@@ -319,8 +300,50 @@ class SlurmHarness : public Harness {
     r.status = HarnessReply::Status::Error;
     r.message = r.body.value("kind", "error") + ": " + r.body.value("error", "(no message)");
     // After a fault (or a fatal guard) the harness exits: so does its job.
-    if (r.body.value("kind", "") == "fault" || r.body.value("exits", false)) end_job(Ending::Kill, "the harness exits after " + r.body.value("kind", "error"));
+    if (r.body.value("kind", "") == "fault" || r.body.value("exits", false))
+      end_job(Ending::Kill, "the harness exits after " + r.body.value("kind", "error"));
     return r;
+  }
+
+  // The harness is gone (or going) by itself: the cluster's doing (outcome_
+  // says re-queue, or failure_ holds the loss) or the harness's own death.
+  HarnessReply died() {
+    HarnessReply r;
+    std::string stderr_tail = tail();
+    SlurmJobState st = end_job(Ending::Died, "the harness died");
+    r.status = HarnessReply::Status::Crashed;
+    r.signal = st.signal;
+    if (outside_) {
+      std::string loss = fmt::format("{} ended by the cluster: {}{}", job_text_of(last_), st.state,
+                                     st.reason.empty() || st.reason == "None" ? "" : " (" + st.reason + ")");
+      last_loss_ = loss;
+      bool again = requeue();
+      jobs_.back()["requeued"] = again;
+      if (again) {
+        outcome_ = Outcome::Requeue;
+      } else {
+        outcome_ = Outcome::Failed;
+        failure_ = lost(fmt::format("{}; this step's {} re-queue(s) are spent", loss, s_.max_requeues));
+      }
+      r.message = loss;
+      return r;
+    }
+    r.message = fmt::format("the harness died ({}: {}, exit code {}:{}){}", job_text_of(last_), st.state,
+                            st.exit_code, st.signal, stderr_tail);
+    return r;
+  }
+
+  // Whether the controller already counts the current job as ended by the
+  // cluster (it marks a job CANCELLED before it signals the job's tasks).
+  bool ended_by_cluster_now() {
+    if (job_.id == 0) return false;
+    ProcessSpec spec;
+    spec.argv = {s_.scontrol, "show", "job", "-o", std::to_string(job_.id)};
+    spec.timeout = seconds(30);
+    auto r = runner_.run(spec);
+    if (!r.ok()) return false;
+    auto st = parse_scontrol_job(r.out);
+    return st && slurm_state_is_outside(st->state);
   }
 
   std::string tail() {

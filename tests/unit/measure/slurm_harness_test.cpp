@@ -94,6 +94,12 @@ while IFS= read -r line; do
         "$d/scancel" "$SLURM_JOB_ID" </dev/null >/dev/null 2>&1
         exec sleep 30
       fi
+      if [ -f "$d/partial_then_cancel" ]; then
+        rm "$d/partial_then_cancel"
+        printf '{"distributions":[{"name":"ran'   # half a reply, as when srun forwards a write cut short
+        "$d/scancel" "$SLURM_JOB_ID" </dev/null >/dev/null 2>&1
+        exec sleep 30
+      fi
       [ -f "$d/crash_verify" ] && kill -SEGV $$
       [ -f "$d/hang_verify" ] && exec sleep 30
       echo '{"ok":true,"pass":true,"slot":"'"$slot"'"}' ;;
@@ -295,6 +301,27 @@ TEST_CASE("a job cancelled in the middle of a request is re-queued: a new job, t
   CHECK(rec["jobs"][1]["state"] == "COMPLETED");
   CHECK(c.task_gone(100));
   CHECK(c.task_gone(101));
+}
+
+// Found on the one-node cluster: a job cancelled while the harness wrote its
+// reply left half a line on srun's stdout, which was taken for a harness
+// sending garbage and blamed on the candidate as a crash.
+TEST_CASE("half a reply from a job the cluster cancelled is the job's end, and re-queued", "[slurm]") {
+  FakeCluster c;
+  auto h = c.open();
+  std::string err;
+  REQUIRE(h->start(&err));
+  REQUIRE(h->call(load("cand", "/shared/cand.so"), kCall).ok());
+  put(c.dir / "partial_then_cancel", "");
+  auto r = h->call(verify("cand"), kCall);
+  INFO(r.message);
+  REQUIRE(r.ok());
+  CHECK(r.body["pass"] == true);
+  auto rec = h->take_record();
+  CHECK(rec["requeues"] == 1);
+  CHECK(rec["jobs"][0]["state"] == "CANCELLED");
+  CHECK(rec["jobs"][0]["ended"] == "by the cluster");
+  h->end_step();
 }
 
 TEST_CASE("re-queues are bounded per step; then the request fails as killed from outside", "[slurm]") {
