@@ -24,7 +24,7 @@ using std::chrono::seconds;
 constexpr seconds kLoadTimeout{60};
 // srun waits up to KillWait (30 s by default) for a step's tasks after a cancel.
 constexpr seconds kSrunExitWait{40};
-constexpr seconds kStateWait{10};
+constexpr seconds kStateWait{15};
 
 // The slots a request works on (other than the one a load fills).
 std::vector<std::string> slots_named(const nlohmann::json& req) {
@@ -281,7 +281,7 @@ class SlurmHarness : public Harness {
     // A job the cluster ends while the harness writes leaves half a line (srun
     // forwards what it got): that is the job's end, not a harness gone mad.
     auto not_a_reply = [&](const std::string& what) {
-      if (ended_by_cluster_now()) return died();
+      if (job_is_ending()) return died();
       r.status = HarnessReply::Status::Crashed;
       r.message = what + tail();
       end_job(Ending::Kill, "killed by the driver: not a reply");
@@ -333,9 +333,9 @@ class SlurmHarness : public Harness {
     return r;
   }
 
-  // Whether the controller already counts the current job as ended by the
-  // cluster (it marks a job CANCELLED before it signals the job's tasks).
-  bool ended_by_cluster_now() {
+  // Whether the controller sees the current job ending (COMPLETING while its
+  // tasks are signalled) or ended by the cluster; not while it runs.
+  bool job_is_ending() {
     if (job_.id == 0) return false;
     ProcessSpec spec;
     spec.argv = {s_.scontrol, "show", "job", "-o", std::to_string(job_.id)};
@@ -343,7 +343,7 @@ class SlurmHarness : public Harness {
     auto r = runner_.run(spec);
     if (!r.ok()) return false;
     auto st = parse_scontrol_job(r.out);
-    return st && slurm_state_is_outside(st->state);
+    return st && (st->state == "COMPLETING" || slurm_state_is_outside(st->state));
   }
 
   std::string tail() {
@@ -385,9 +385,18 @@ class SlurmHarness : public Harness {
     if (chan_->alive()) killed_by_us = true;
     chan_->kill();   // SIGTERM to srun (it forwards it to the step), SIGKILL after a grace
     std::string srun_exit = chan_->exit_description();
+    std::string srun_stderr = chan_->stderr_tail(16 * 1024);
     chan_.reset();
     if (job_.id != 0 && killed_by_us) scancel(job_.id);
     st = job_.id != 0 ? final_state(job_.id) : SlurmJobState{"UNKNOWN", "", 0, 0};
+    if (slurm_state_is_transient(st.state) || st.state == "UNKNOWN") {
+      // Still completing (a long epilog), or forgotten: slurmstepd's own line
+      // on the job's stderr ("*** STEP 8.0 ON vm CANCELLED AT ...") says how it ended.
+      if (auto said = ending_in_stderr(srun_stderr)) {
+        st.state = *said;
+        st.reason = "from srun's stderr";
+      }
+    }
     if (st.state == "UNKNOWN") {
       // No record (an accounting-less cluster that forgot the job): srun's exit says how the task ended.
       int code = 0;

@@ -101,6 +101,17 @@ bool slurm_state_is_outside(const std::string& state) {
   return false;
 }
 
+std::optional<std::string> ending_in_stderr(const std::string& text) {
+  static const std::regex re(R"(\*\*\* (?:JOB|STEP) [0-9.+_a-z]+ ON \S+ CANCELLED AT \S+( DUE TO [A-Z ]+)?)");
+  std::smatch m;
+  if (!std::regex_search(text, m, re)) return std::nullopt;
+  std::string due = m[1].str();
+  if (due.find("TIME LIMIT") != std::string::npos) return "TIMEOUT";
+  if (due.find("PREEMPTION") != std::string::npos) return "PREEMPTED";
+  if (due.find("NODE FAIL") != std::string::npos) return "NODE_FAIL";
+  return "CANCELLED";
+}
+
 long long job_id_in_stderr(const std::string& text, std::string* node) {
   static const std::regex ours(R"(autoresearch-slurm-job ([0-9]+) (\S+))");
   static const std::regex sruns(R"(srun: (?:job|jobid|Force Terminated job) ([0-9]+))");

@@ -62,6 +62,10 @@ std::optional<SlurmJobState> parse_sacct_job(const std::string& text);
 bool slurm_state_is_transient(const std::string& state);
 // Ended by the cluster or an administrator, not by what ran in it.
 bool slurm_state_is_outside(const std::string& state);
+// How slurmstepd says a job or step ended on its stderr ("*** STEP 8.0 ON vm
+// CANCELLED AT ... DUE TO TIME LIMIT ***"): CANCELLED, TIMEOUT, PREEMPTED,
+// NODE_FAIL; nullopt when it says nothing of the kind.
+std::optional<std::string> ending_in_stderr(const std::string& text);
 // The job id srun's stderr names (our wrapper's line first, then srun's own
 // "job N queued" / "jobid N"); 0 when none.
 long long job_id_in_stderr(const std::string& text, std::string* node = nullptr);

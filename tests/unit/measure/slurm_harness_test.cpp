@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "autoresearch/measure/slurm_harness.h"
 #include "catch.h"
@@ -62,8 +63,11 @@ d="$FAKE_SLURM_DIR"; id="$1"
 echo "$id" >> "$d/scancel.log"
 [ -f "$d/job_$id" ] || { echo "scancel: error: Invalid job id $id" >&2; exit 1; }
 if grep -q RUNNING "$d/job_$id"; then
-  echo "JobState=CANCELLED Reason=None ExitCode=0:15" > "$d/job_$id"
+  # As slurmctld: COMPLETING while the tasks are signalled, then CANCELLED.
+  echo "JobState=COMPLETING Reason=None ExitCode=0:15" > "$d/job_$id"
   kill -TERM "$(cat "$d/pid_$id")" 2>/dev/null
+  # (in a session of its own, as the controller is: the driver's kill of srun's group spares it)
+  setsid bash -c "sleep 0.5; echo 'JobState=CANCELLED Reason=None ExitCode=0:15' > '$d/job_$id'" </dev/null >/dev/null 2>&1 &
 fi
 exit 0
 )SH";
@@ -157,12 +161,20 @@ struct FakeCluster {
     }
     return out;
   }
-  // The fake job's task has exited (nothing of it runs on).
+  // The fake job's task has exited (nothing of it runs on; a zombie waiting
+  // for init to reap it runs nothing). Its group was killed a moment ago at most.
   bool task_gone(long long id) {
     std::ifstream in(dir / ("pid_" + std::to_string(id)));
     pid_t pid = 0;
     if (!(in >> pid)) return true;
-    return ::kill(pid, 0) != 0;
+    for (int i = 0; i < 40; ++i) {
+      if (::kill(pid, 0) != 0) return true;
+      std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+      auto paren = stat.rfind(')');
+      if (paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'Z') return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
   }
 };
 
@@ -235,6 +247,14 @@ TEST_CASE("what scontrol, sacct and srun say about a job is read", "[slurm]") {
   CHECK(acct->reason == "by 1000");
   CHECK(acct->signal == 15);
   CHECK(!parse_sacct_job(""));
+
+  CHECK(ending_in_stderr("slurmstepd-vm: error: *** STEP 8.0 ON vm CANCELLED AT 2026-12-01T15:19:36 ***") ==
+        std::optional<std::string>("CANCELLED"));
+  CHECK(ending_in_stderr("slurmstepd: error: *** JOB 9 ON gpu3 CANCELLED AT 2026-12-01T15:19:36 DUE TO TIME LIMIT ***") ==
+        std::optional<std::string>("TIMEOUT"));
+  CHECK(ending_in_stderr("slurmstepd: error: *** JOB 9 ON gpu3 CANCELLED AT 2026-12-01T15:19:36 DUE TO PREEMPTION ***") ==
+        std::optional<std::string>("PREEMPTED"));
+  CHECK(!ending_in_stderr("srun: error: vm: task 0: Segmentation fault"));
 
   std::string node;
   CHECK(job_id_in_stderr("srun: job 42 queued and waiting for resources\nautoresearch-slurm-job 42 gpu07\n", &node) == 42);
