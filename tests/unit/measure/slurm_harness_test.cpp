@@ -63,11 +63,16 @@ d="$FAKE_SLURM_DIR"; id="$1"
 echo "$id" >> "$d/scancel.log"
 [ -f "$d/job_$id" ] || { echo "scancel: error: Invalid job id $id" >&2; exit 1; }
 if grep -q RUNNING "$d/job_$id"; then
-  # As slurmctld: COMPLETING while the tasks are signalled, then CANCELLED.
+  # As slurmctld: COMPLETING while the tasks are signalled, then CANCELLED. The
+  # later state comes from a session of its own, as the controller is: no kill
+  # of srun's group or of this script's reaches it (started, and out of both,
+  # before the task is signalled).
+  rm -f "$d/detached_$id"
+  setsid bash -c "touch '$d/detached_$id'; sleep 0.5; echo 'JobState=CANCELLED Reason=None ExitCode=0:15' > '$d/job_$id'" \
+    </dev/null >/dev/null 2>&1 &
+  for _ in $(seq 1 100); do [ -f "$d/detached_$id" ] && break; sleep 0.02; done
   echo "JobState=COMPLETING Reason=None ExitCode=0:15" > "$d/job_$id"
   kill -TERM "$(cat "$d/pid_$id")" 2>/dev/null
-  # (in a session of its own, as the controller is: the driver's kill of srun's group spares it)
-  setsid bash -c "sleep 0.5; echo 'JobState=CANCELLED Reason=None ExitCode=0:15' > '$d/job_$id'" </dev/null >/dev/null 2>&1 &
 fi
 exit 0
 )SH";
