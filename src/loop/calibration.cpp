@@ -46,7 +46,13 @@ bool record_aa(RunContext& ctx, const char* why, const MeasureOutcome& r, int af
                          {"gpu_seconds", r.gpu_seconds},
                          {"workloads", bench_rows_json(rows, ctx.roofline)},
                          {"extras", r.extras}};
-  if (gpu) line["gpu"] = *gpu;
+  if (gpu) {
+    line["gpu"] = *gpu;
+  } else if (ctx.session) {
+    // The noise is a measurement step of its own: under SLURM, its job ends here.
+    ctx.session->end_step();
+    if (auto jobs = ctx.session->take_record(); !jobs.is_null()) line["slurm"] = jobs;
+  }
   ctx.log->append(line);
   if (std::string(why) == "baseline") {
     print_table(ctx, rows, "starting kernel (" + ctx.manifest.name + ")");

@@ -33,6 +33,10 @@ class CandidateRun {
     if (!p.calls.empty()) rec_["calls"] = calls_json(p.calls);
     if (!p.detail.empty()) rec_["agent_detail"] = p.detail;
     seed_ = ctx.seed + 1000003ull * static_cast<unsigned long long>(id);
+    // A candidate is a measurement step: under SLURM, whatever job ran before it
+    // (a resume's re-measurement) ends here, and is logged with it as "before".
+    ctx.session->end_step();
+    jobs_before_ = ctx.session->take_record();
     mark_in_flight(ctx, id, rec_);
   }
 
@@ -85,6 +89,12 @@ class CandidateRun {
       if (rec_.value("commit", nlohmann::json()).is_null()) rec_["commit"] = nullptr;
     }
     if (decision == Decision::Error) result_.infrastructure_failure = true;
+    ctx_.session->end_step();   // under SLURM: the candidate's job ends; which jobs measured it goes in its line
+    if (auto jobs = ctx_.session->take_record(); !jobs.is_null() || !jobs_before_.is_null()) {
+      if (jobs.is_null()) jobs = {{"jobs", nlohmann::json::array()}, {"requeues", 0}};
+      if (!jobs_before_.is_null()) jobs["before"] = jobs_before_["jobs"];
+      rec_["slurm"] = jobs;
+    }
     ctx_.tokens_total += p_.tokens_in() + p_.tokens_out();
     ctx_.cost_total += p_.cost_usd();
     rec_["phases"] = ctx_.take_phases();
@@ -518,6 +528,7 @@ class CandidateRun {
   Verdict verdict_;                   // the keep rule's verdict on both measurements
   std::string killed_outside_;        // set by failed_step: the harness died by an outside signal
   std::optional<SweepOutcome> sweep_;
+  nlohmann::json jobs_before_;        // SLURM jobs that ran between the previous line and this candidate
 };
 
 }  // namespace

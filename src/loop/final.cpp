@@ -72,6 +72,10 @@ int finish_run(RunContext& ctx, const std::string& stop_reason, bool interrupted
     line["ci"] = {ctx.vs_baseline_comparison->ci_low, ctx.vs_baseline_comparison->ci_high};
     line["workloads"] = to_json(*ctx.vs_baseline_comparison)["workloads"];
   }
+  if (ctx.session) {   // under SLURM: the re-measurement's job ends, and is logged here
+    ctx.session->end_step();
+    if (auto jobs = ctx.session->take_record(); !jobs.is_null()) line["slurm"] = jobs;
+  }
   ctx.log->append(line);
   ctx.out().clear_status();
   std::string ci = ctx.vs_baseline_comparison && ctx.keeps > 0

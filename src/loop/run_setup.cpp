@@ -53,6 +53,7 @@ void validate_config(const RunConfig& c) {
   if (c.verify_timeout_s <= 0 || c.bench_timeout_s <= 0) bad("timeouts must be > 0");
   if (c.infra_failures < 1) bad("--infra-failures must be >= 1");
   if (c.gpu < 0) bad("--gpu must be >= 0");
+  validate_executor(c);
 }
 
 std::string tag_from_time(const std::string& iso) {
@@ -149,6 +150,8 @@ void acquire_locks(RunContext& ctx) {
   if (!ctx.run_lock)
     throw usage_error(fmt::format("run {} is in use by another autoresearch process ({})", ctx.run_id, holder));
   // One run times on a device at a time; machine-wide, so two checkouts share it.
+  // Under SLURM the scheduler gives each job its own device: no lock here.
+  if (ctx.cfg.executor == "slurm") return;
   // A run on several GPUs holds each one's lock (it is a GPU run whatever the package says).
   const bool several = ctx.gpus.size() > 1;
   auto lock = [&](const std::string& device) {
@@ -174,10 +177,13 @@ void check_gpus(RunContext& ctx) {
     throw usage_error(fmt::format("--gpus with {} GPUs needs --agent tune: the {} agent edits the run's one "
                                   "worktree, one candidate at a time (use --gpu N for it)",
                                   ctx.gpus.size(), ctx.cfg.agent));
+  if (ctx.cfg.executor == "slurm")
+    throw usage_error("--gpus and --executor slurm do not go together: under SLURM each measurement step is a job "
+                      "that the scheduler places on a GPU (docs/slurm.md)");
 }
 
 void start_harness(RunContext& ctx) {
-  ctx.harness = ctx.world.open_harness(ctx.harness_exe, ctx.cfg.gpu);
+  ctx.harness = open_run_harness(ctx.world, ctx.cfg, ctx.manifest.backend, ctx.harness_exe);
   ctx.session = std::make_unique<HarnessSession>(*ctx.harness);
   ctx.session->start();
   if (ctx.gpus.size() > 1 && ctx.session->device().value("kind", "") == "cpu")

@@ -72,6 +72,16 @@ struct RunConfig {
   long long llm_max_answer_bytes = 400000;
   long long max_tokens_total = 0;     // token budget over the run (0: none)
   double max_cost = -1;               // USD budget over the run (-1: 10 for a paid endpoint, none for a local one)
+  // where the harness runs (docs/slurm.md): here, or one SLURM job per measurement step
+  std::string executor = "local";
+  std::string slurm_partition;
+  std::string slurm_account;
+  std::string slurm_time;             // SLURM's time format; empty: the partition's limit
+  std::string slurm_job_name = "autoresearch";
+  std::string slurm_gres = "gpu:1";   // CUDA packages only
+  std::vector<std::string> slurm_option;   // more srun options (repeatable)
+  int slurm_requeues = 2;             // re-queues per measurement step
+  double slurm_start_timeout_s = 900; // queue wait + start of one job
 
   template <class V>
   void visit(V&& v) {
@@ -131,6 +141,15 @@ struct RunConfig {
     v("llm_max_answer_bytes", llm_max_answer_bytes, "answers longer than this are refused");
     v("max_tokens_total", max_tokens_total, "stop after this many LLM tokens, in and out (0: no limit)");
     v("max_cost", max_cost, "stop after this many US dollars of LLM calls (-1: 10 on a paid endpoint)");
+    v("executor", executor, "where measurements run: local (a child process here) or slurm (one job per step)");
+    v("slurm_partition", slurm_partition, "--executor slurm: the partition (empty: the cluster's default)");
+    v("slurm_account", slurm_account, "--executor slurm: the account to charge (empty: yours by default)");
+    v("slurm_time", slurm_time, "--executor slurm: a job's time limit, e.g. 30 or 1:00:00 (empty: the partition's)");
+    v("slurm_job_name", slurm_job_name, "--executor slurm: the jobs' name");
+    v("slurm_gres", slurm_gres, "--executor slurm: the generic resources a CUDA package's job asks for");
+    v("slurm_option", slurm_option, "--executor slurm: one more srun option, e.g. --constraint=h200 (repeatable)");
+    v("slurm_requeues", slurm_requeues, "--executor slurm: new jobs per step after failed, cancelled or timed-out ones");
+    v("slurm_start_timeout_s", slurm_start_timeout_s, "--executor slurm: seconds a job may wait in the queue and start");
   }
 };
 

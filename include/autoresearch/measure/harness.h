@@ -39,6 +39,13 @@ class Harness {
   virtual std::optional<nlohmann::json> start(std::string* error) = 0;
   virtual HarnessReply call(const nlohmann::json& request, std::chrono::milliseconds timeout) = 0;
   virtual void stop() = 0;
+  // A measurement step (a candidate, the A/A noise) is over. A harness that runs
+  // as a scheduled job (SLURM) ends its job here and starts a new one, with the
+  // slots reloaded, at its next request; a local process lives on.
+  virtual void end_step() {}
+  // What the executor did since the last take, for the log line of the step
+  // ({"jobs":[...],"requeues":N} for SLURM); null when there is nothing to say.
+  virtual nlohmann::json take_record() { return nullptr; }
 };
 
 // The real one: runs `<exe> --gpu N`.
@@ -89,6 +96,9 @@ class HarnessSession {
   // The signal that ended the harness in the latest call that saw it die (0: none).
   int last_death_signal() const { return last_death_signal_; }
   void stop() { h_.stop(); }
+  // Harness::end_step and take_record: a step is over; what its executor did.
+  void end_step() { h_.end_step(); }
+  nlohmann::json take_record() { return h_.take_record(); }
 
  private:
   HarnessReply call(const nlohmann::json& req, std::chrono::milliseconds timeout);
