@@ -419,10 +419,15 @@ CommandAction add_space_command(CLI::App& sub) {
     std::error_code ec;
     fs::remove(progress.file(), ec);
     fs::remove_all(build_dir, ec);
+    // A continued measurement's earlier calls are not timed here: say whose seconds these are.
+    const double secs = real.clock.now_seconds() - started;
+    const std::string took = todo.size() < configs.size()
+                                 ? fmt::format("the last {:.0f} s of it (it continued an earlier call)", secs)
+                                 : fmt::format("in {:.0f} s", secs);
     fmt::print(stderr,
-               "{}: {} configurations ({} distinct builds, {} failed) measured in {:.0f} s on {}; best {:.1f} µs, "
+               "{}: {} configurations ({} distinct builds, {} failed) measured, {} on {}; best {:.1f} µs, "
                "the default {:.1f} µs; {} within 5% of the best; written to {}\n",
-               m.name, configs.size(), builds.size(), check.failures(), real.clock.now_seconds() - started,
+               m.name, configs.size(), builds.size(), check.failures(), took,
                header["device"].get<std::string>(), check.best_time_us(), *check.find(check.start())->time_us,
                check.within(0.05), a->out);
     return kExitOk;
