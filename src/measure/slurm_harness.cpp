@@ -206,6 +206,9 @@ class SlurmHarness : public Harness {
     } else {
       *why = "srun ended before the harness said hello";
     }
+    // srun has exited: reap it, which lets its stderr drain, before quoting it
+    // (the reason arrives on stderr after stdout's EOF, on a loaded machine too).
+    if (line_why == "eof") chan_->kill();
     std::string tail = chan_->stderr_tail(1500);
     end_job(line_why == "eof" ? Ending::Died : Ending::Kill, "did not start");
     *why += " (" + job_text_of(last_) + ")" + (tail.empty() ? "" : "\nsrun stderr:\n" + tail);
