@@ -52,10 +52,10 @@ const DispatchCase& nearest_case(const std::vector<DispatchCase>& cases, const s
   return cases.at(best);
 }
 
-std::vector<std::string> dispatch_renames(int variant) {
+std::vector<std::pair<std::string, std::string>> dispatch_renames(int variant) {
   const std::string prefix = fmt::format("ar_k{}_", variant);
-  std::vector<std::string> out = {"-Dar_plan=" + prefix + "plan"};
-  for (int i = 0; i < kMaxLaunchStages; ++i) out.push_back(fmt::format("-Dar_stage{}={}stage{}", i, prefix, i));
+  std::vector<std::pair<std::string, std::string>> out = {{"ar_plan", prefix + "plan"}};
+  for (int i = 0; i < kMaxLaunchStages; ++i) out.emplace_back(fmt::format("ar_stage{}", i), fmt::format("{}stage{}", prefix, i));
   return out;
 }
 
@@ -135,15 +135,6 @@ extern "C" __global__ void ar_plan(const {type} p, int num_sms, ar::LaunchPlan* 
 
 namespace {
 
-void absorb(BuildResult& total, const BuildResult& part) {
-  total.seconds += part.seconds;
-  total.registers = part.registers;
-  total.spill_bytes = part.spill_bytes;
-  total.ptx = part.ptx;
-  total.disassembly = part.disassembly;
-  total.disassembly_note = part.disassembly_note;
-}
-
 // Every #include line of the variants' sources, once each, in order of first
 // appearance: included at file scope before the variants' namespaces, so that
 // the variants' own includes (guarded) add nothing inside them.
@@ -181,20 +172,17 @@ std::string dispatch_translation_unit(const Manifest& m, const std::vector<Dispa
     const int index = static_cast<int>(k) + 1;
     out += fmt::format("\n// variant {}: {}\nnamespace ar_dispatch_k{} {{\n", index, variants[k].label, index);
     for (const auto& [name, value] : variants[k].tunables) out += fmt::format("#define {} {}\n", name, value);
-    for (const std::string& d : dispatch_renames(index)) {
-      const size_t eq = d.find('=');
-      out += fmt::format("#define {} {}\n", d.substr(2, eq - 2), d.substr(eq + 1));
-    }
+    for (const auto& [name, renamed] : dispatch_renames(index)) out += fmt::format("#define {} {}\n", name, renamed);
     out += fmt::format("#include \"{}\"\n", variant_files[k].string());
     for (const auto& [name, value] : variants[k].tunables) out += fmt::format("#undef {}\n", name);
-    for (const std::string& d : dispatch_renames(index)) out += fmt::format("#undef {}\n", d.substr(2, d.find('=') - 2));
+    for (const auto& [name, renamed] : dispatch_renames(index)) out += fmt::format("#undef {}\n", name);
     out += fmt::format("}}  // namespace ar_dispatch_k{}\n", index);
   }
   out += "\n" + dispatch_selector_source(m, cases, static_cast<int>(variants.size()), origin);
   return out;
 }
 
-fs::path dispatch_selector_path(const fs::path& out_dir) { return out_dir / "src" / "dispatch.cu"; }
+fs::path dispatch_unit_path(const fs::path& out_dir) { return out_dir / "src" / "dispatch.cu"; }
 
 DispatchBuild build_dispatch(const Builder& b, const std::vector<DispatchVariant>& variants,
                              const std::vector<DispatchCase>& cases, const std::string& origin,
@@ -213,25 +201,20 @@ DispatchBuild build_dispatch(const Builder& b, const std::vector<DispatchVariant
     return fail(fmt::format("a dispatch holds 1..{} variants", kMaxDispatchVariants));
   fs::remove_all(out_dir);
   // Sources live apart from the build folder: a build clears its stem's intermediates there.
-  const fs::path src = dispatch_selector_path(out_dir).parent_path();
+  const fs::path src = dispatch_unit_path(out_dir).parent_path();
   fs::create_directories(src);
   std::vector<fs::path> files;
   for (size_t k = 0; k < variants.size(); ++k) {
     files.push_back(src / fmt::format("variant_{}.cu", k + 1));
     write_file_atomic(files.back(), variants[k].source);
   }
-  const fs::path unit = dispatch_selector_path(out_dir);
+  const fs::path unit = dispatch_unit_path(out_dir);
   write_file_atomic(unit, dispatch_translation_unit(m, variants, files, cases, origin));
   d.commands.push_back(b.compile_argv(unit, m.dir, {}, {}, out_dir / "kernel.cubin"));
-  BuildResult part = b.build_source(unit, m.dir, {}, {}, out_dir, cancel);
-  absorb(r, part);
-  r.cancelled = part.cancelled;
-  r.timed_out = part.timed_out;
-  if (!part.ok)
-    return fail("the dispatch does not compile (every variant is compiled in one translation unit, in its own "
-                "namespace: the package's headers need include guards or #pragma once):\n" + part.errors);
-  r.artifact = part.artifact;
-  r.ok = true;
+  r = b.build_source(unit, m.dir, {}, {}, out_dir, cancel);
+  if (!r.ok)
+    r.errors = "the dispatch does not compile (every variant is compiled in one translation unit, in its own "
+               "namespace: the package's headers need include guards or #pragma once):\n" + r.errors;
   return d;
 }
 

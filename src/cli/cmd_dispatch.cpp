@@ -136,8 +136,7 @@ CommandAction add_dispatch_command(CLI::App& sub) {
     RealWorld real;
     const std::string run = a->run.empty() ? latest_run(paths) : a->run;
     const LogContents log = read_log(run_log_file(paths, run));
-    ConfigFlags flags = a->f;
-    RunConfig cfg = layered_config(flags, paths, nullptr);
+    RunConfig cfg = layered_config(a->f, paths, nullptr);
     cfg.kernel = str(log.header, "kernel");
     if (cfg.kernel.empty() && log.header.contains("config")) cfg.kernel = log.header["config"].value("kernel", "");
     if (cfg.kernel.empty()) throw usage_error(run + ": the log's header names no kernel package");
@@ -297,7 +296,7 @@ CommandAction add_dispatch_command(CLI::App& sub) {
     fs::create_directories(dir);
     for (size_t k = 0; k < variants.size(); ++k)
       write_file_atomic(dir / fmt::format("variant_{}.cu", k + 1), variants[k].source);
-    fs::copy_file(dispatch_selector_path(work / "build"), dir / "dispatch.cu");
+    fs::copy_file(dispatch_unit_path(work / "build"), dir / "dispatch.cu");
     write_file_atomic(dir / "dispatch.json", record.dump(2) + "\n");
     const std::string sha = git->commit_all(fmt::format(
         "{}: dispatch of {} variants from run {} ({:.3f}x the best where another variant serves, confirmed {:.3f}x)",

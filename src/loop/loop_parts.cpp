@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "autoresearch/loop/plateau.h"
+#include "autoresearch/util/errors.h"
 #include "steps.h"
 
 namespace fs = std::filesystem;
@@ -66,6 +67,15 @@ AgentContext agent_context_for(RunContext& ctx, int next_id) {
   a.context_dir = ctx.context_dir();
   a.iteration = std::max(next_id, ctx.last_id) + 1;
   return a;
+}
+
+int log_failure_exit(RunContext& ctx, const std::string& why) {
+  ctx.out().clear_status();
+  ctx.out().event(fmt::format("stopped: the experiment log {} could not be written ({}). Fix the disk or the "
+                              "file, then continue with `autoresearch run --resume {}`",
+                              ctx.log->file().string(), why, ctx.run_id),
+                  Tone::Bad);
+  return kExitInfrastructure;
 }
 
 }  // namespace ar

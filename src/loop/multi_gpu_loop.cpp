@@ -507,12 +507,7 @@ class MultiGpuLoop {
 
   int log_failure_exit() {
     stop_everything();
-    ctx_.out().clear_status();
-    ctx_.out().event(fmt::format("stopped: the experiment log {} could not be written ({}). Fix the disk or the "
-                                 "file, then continue with `autoresearch run --resume {}`",
-                                 ctx_.log->file().string(), log_failed_, ctx_.run_id),
-                     Tone::Bad);
-    return kExitInfrastructure;
+    return ar::log_failure_exit(ctx_, log_failed_);
   }
 
   RunContext& ctx_;

@@ -215,12 +215,7 @@ class Loop {
   // is done (not even the final line). The branch holds only logged keeps.
   int log_failure_exit(const std::string& why) {
     discard_queue();
-    ctx_.out().clear_status();
-    ctx_.out().event(fmt::format("stopped: the experiment log {} could not be written ({}). Fix the disk or the "
-                                 "file, then continue with `autoresearch run --resume {}`",
-                                 ctx_.log->file().string(), why, ctx_.run_id),
-                     Tone::Bad);
-    return kExitInfrastructure;
+    return ar::log_failure_exit(ctx_, why);
   }
 
   RunContext& ctx_;

@@ -126,6 +126,8 @@ std::string budget_reason(RunContext& ctx, int session_first_id, bool count_iter
 void clean_build_dir(RunContext& ctx, std::deque<std::filesystem::path>& failures, int id, Decision decision);
 // What the agent is told for its next proposal (`next_id`: the highest id handed out).
 AgentContext agent_context_for(RunContext& ctx, int next_id);
+// The log cannot take a line: says so and how to continue; returns the exit code.
+int log_failure_exit(RunContext& ctx, const std::string& why);
 
 // multi_gpu_loop.cpp: the loop with one harness per GPU (ctx.gpus, two or more).
 int run_multi_gpu_loop(RunContext& ctx);

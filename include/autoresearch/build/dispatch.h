@@ -11,6 +11,7 @@
 #include <atomic>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -50,8 +51,8 @@ const DispatchCase& nearest_case(const std::vector<DispatchCase>& cases, const s
 std::string dispatch_selector_source(const Manifest& m, const std::vector<DispatchCase>& cases, int variants,
                                      const std::string& origin);
 
-// The -D renames that make a variant's entry points ar_k<k>_*.
-std::vector<std::string> dispatch_renames(int variant);
+// The renames (#define NAME RENAMED) that make a variant's entry points ar_k<k>_*.
+std::vector<std::pair<std::string, std::string>> dispatch_renames(int variant);
 
 struct DispatchBuild {
   BuildResult result;                            // artifact: out_dir/kernel.cubin
@@ -65,7 +66,7 @@ std::string dispatch_translation_unit(const Manifest& m, const std::vector<Dispa
                                       const std::vector<DispatchCase>& cases, const std::string& origin);
 
 // Where build_dispatch writes the generated translation unit (its variants beside it).
-std::filesystem::path dispatch_selector_path(const std::filesystem::path& out_dir);
+std::filesystem::path dispatch_unit_path(const std::filesystem::path& out_dir);
 
 // Builds the translation unit into out_dir/kernel.cubin.
 // A CUDA package with a dispatch section only; result.errors says what failed.

@@ -106,7 +106,7 @@ TEST_CASE("the variants are compiled in one translation unit, each in its namesp
   CHECK(d.result.registers == 40);   // a renamed stage kernel counts
   REQUIRE(d.commands.size() == 1);
   CHECK_FALSE(has(d.commands[0], "-rdc=true"));
-  const fs::path unit = dispatch_selector_path(dir / "out");
+  const fs::path unit = dispatch_unit_path(dir / "out");
   CHECK(arg_after(d.commands[0], "-Xptxas=-v") == unit.string());
   CHECK(read_file(unit.parent_path() / "variant_2.cu") == variants[1].source);
   const std::string tu = read_file(unit);
