@@ -101,7 +101,10 @@ CubinModule::CubinModule(const std::string& path, const std::string& slot) : pat
         if (e.stages[i]) params_known_ = param_sizes(e.stages[i], &e.stage_params[i]);
       entries_.push_back(std::move(e));
     };
-    auto has = [&](const std::string& name) { return find(name.c_str(), false) != nullptr; };
+    auto has = [&](const std::string& name) {
+      CUfunction f = nullptr;
+      return cuModuleGetFunction(&f, module_, name.c_str()) == CUDA_SUCCESS;
+    };
     int dispatch_variants = 0;
     while (dispatch_variants < kMaxDispatchVariants && has("ar_k" + std::to_string(dispatch_variants + 1) + "_plan"))
       ++dispatch_variants;
