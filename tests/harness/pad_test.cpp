@@ -23,7 +23,8 @@ TEST_CASE("a timing pad slows its slot by about the pad, and only that slot", "[
   auto h = start({{"a", "default"}, {"b", "default"}});
   json rq = bench_request({"a", "b"}, workload("sq192"));
   rq["min_seconds"] = 0.0;
-  json plain = reply(*h, rq);
+  const json rq_plain = rq;
+  json plain = reply(*h, rq_plain);
   INFO(plain.dump().substr(0, 1500));
   REQUIRE(plain.at("ok") == true);
   CHECK_FALSE(plain.contains("pad"));
@@ -42,7 +43,12 @@ TEST_CASE("a timing pad slows its slot by about the pad, and only that slot", "[
   CHECK(a_us >= b_us + 0.75 * pad_us);   // the pad lies inside the timed region
   CHECK(a_us / b_us >= 1.5);
   CHECK(a_us - b_us <= 1.5 * pad_us);    // and is not counted twice
-  CHECK(b_us <= 1.5 * kernel_us);        // the other slot is untouched
+  // The other slot is untouched. Its baseline is timed before and after the
+  // padded call: on a loaded machine (CI runs tests in parallel) a kernel's time
+  // drifts between calls, and a pad leaking into slot b would double it.
+  const double kernel_after_us = median_of(reply(*h, rq_plain), "b");
+  INFO("unpadded b after: " << kernel_after_us << " us");
+  CHECK(b_us <= 1.5 * std::max(kernel_us, kernel_after_us));
   // Timing only: the padded slot's timed replay still computes the right answer.
   CHECK(padded.at("replay_check").at("pass") == true);
 
