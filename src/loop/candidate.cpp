@@ -1,7 +1,8 @@
 // One candidate, from proposal to log line: take the proposal, apply it, guard,
 // build, then judge it (verify the quick set, tune its tunables when it is a
 // text candidate, screen, verify the rest and the hidden set, measure, confirm,
-// sanitize), then keep (commit) or revert. Each step can end the candidate with
+// sanitize; a tunables-only candidate is screened before it is verified), then
+// keep (commit) or revert. Each step can end the candidate with
 // a decision and a reason, always through finish().
 #include <cmath>
 
@@ -307,8 +308,15 @@ class CandidateRun {
   bool judge() {
     for (int attempt = 0;; ++attempt) {
       killed_outside_.clear();
-      bool ok = load_candidate() && verify(ctx_.quick(), "quick") && tune_each() && screen() && verify_rest() &&
-                measure_full() && sanitize();
+      // A source change is verified before its screen: a text agent learns far
+      // more from "wrong on the peaked inputs" than from "slower". A tunables-only
+      // change of the verified source is screened first: most are losers, and
+      // their screen (whose timed replays are checked against the reference)
+      // costs less than verifying them; the few that pass are verified on every
+      // workload before anything is measured in full, let alone kept.
+      const bool screen_first = !p_.changes_source();
+      bool ok = load_candidate() && (screen_first || verify(ctx_.quick(), "quick")) && tune_each() && screen() &&
+                (!screen_first || verify(ctx_.quick(), "quick")) && verify_rest() && measure_full() && sanitize();
       if (ok) return true;
       if (killed_outside_.empty()) return false;
       std::string err;

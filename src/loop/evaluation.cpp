@@ -122,6 +122,7 @@ VerifyOutcome verify_workloads(HarnessSession& h, const std::string& slot,
     bool pass = r.body.value("pass", false);
     rec["pass"] = pass;
     rec["seconds"] = secs;
+    if (r.body.contains("timing")) rec["timing"] = r.body["timing"];   // where the verification's time went
     rec["worst"] = worst_errors(r.body);
     if (!pass) rec["reason"] = r.body.value("reason", "");
     out.workloads.push_back(rec);

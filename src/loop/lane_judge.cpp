@@ -18,7 +18,9 @@ class LaneJudge {
 
   LaneOutcome run() {
     if (!incumbent_loaded() || !aa_ready()) return out_;
-    if (load_candidate() && verify(job_.quick, "quick") && screen() && verify(job_.rest, "all and hidden") &&
+    // Lanes judge tunables-only candidates: screened first, verified on every
+    // workload only when the screen passes (candidate.cpp says why).
+    if (load_candidate() && screen() && verify(job_.quick, "quick") && verify(job_.rest, "all and hidden") &&
         measure_and_confirm()) {
       out_.passed = true;
       out_.decision = Decision::Keep;

@@ -81,7 +81,8 @@ TEST_CASE("a run keeps the improvements the tuner really found, and the log and 
 TEST_CASE("build failures, crashes, hangs and wrong results are logged with their decision and the loop goes on") {
   TempRepo repo({"planted"});
   auto r = run_cli(repo, args({"run", "--kernel", "planted", "--goal", "100x", "--max-iters", "6", "--strategy",
-                                "random", "--seed", "3", "--tag", "t", "--verify-timeout-s", "5", "--plateau", "0"}));
+                                "random", "--seed", "3", "--tag", "t", "--verify-timeout-s", "5", "--bench-timeout-s", "5",
+                                "--plateau", "0"}));
   INFO(r.err);
   REQUIRE(r.exit_code == 3);   // budget reached, goal not
   auto lines = read_log(repo.dir / ".autoresearch/runs/planted-t/experiments.jsonl");

@@ -65,6 +65,15 @@ TEST_CASE("the shipped and a tuned kernel verify on every workload", "[harness]"
       json r = reply(*h, verify_request(slot, w));
       require_all_distributions_pass(r);
       CHECK(r.at("seconds").get<double>() > 0);
+      // The parts of the verification's time add up to no more than its whole.
+      double parts = 0;
+      for (const char* part : {"prepare", "inputs", "candidate", "fingerprints", "reference", "checks"}) {
+        const double s = r.at("timing").at(part).get<double>();
+        CHECK(s >= 0);
+        parts += s;
+      }
+      CHECK(parts <= r.at("seconds").get<double>() + 1e-6);
+      CHECK(r.at("timing").at("reference").get<double>() > 0);
     }
   }
 }

@@ -9,6 +9,36 @@ namespace ar::harness {
 
 namespace {
 
+// Where a verification's time goes, for the log: the driver's throughput
+// breakdown says "verify", this says which part of it.
+struct VerifyTiming {
+  double prepare = 0, inputs = 0, candidate = 0, fingerprints = 0, reference = 0, checks = 0;
+
+  json to_json() const {
+    return {{"prepare", prepare}, {"inputs", inputs}, {"candidate", candidate}, {"fingerprints", fingerprints},
+            {"reference", reference}, {"checks", checks}};
+  }
+};
+
+// Adds the seconds from its construction to its destruction to one part.
+class Timed {
+ public:
+  explicit Timed(double& part) : part_(part), start_(std::chrono::steady_clock::now()) {}
+  ~Timed() { part_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+  Timed(const Timed&) = delete;
+  Timed& operator=(const Timed&) = delete;
+
+ private:
+  double& part_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+template <class F>
+auto timed(double& part, F&& f) {
+  Timed t(part);
+  return f();
+}
+
 struct DistributionResult {
   bool pass = true;
   std::string reason;
@@ -20,26 +50,29 @@ struct DistributionResult {
 // (after a fresh poison) one that relies on stale output memory or caches its
 // results across calls. The second run could also overwrite the reference's
 // results (the verdict): ReferenceKeeper proves it did not.
-DistributionResult verify_distribution(Device& device, Problem& problem, const VerifyRequest& rq, int d) {
+DistributionResult verify_distribution(Device& device, Problem& problem, const VerifyRequest& rq, int d,
+                                       VerifyTiming& t) {
   DistributionResult r;
   const uint64_t seed = derive_seed(rq.seed, static_cast<uint64_t>(d));
-  problem.randomize(0, seed, d);
-  const std::string inputs = problem.input_fingerprint(0);
+  timed(t.inputs, [&] { problem.randomize(0, seed, d); });
+  const std::string inputs = timed(t.fingerprints, [&] { return problem.input_fingerprint(0); });
   ReferenceKeeper refs(problem, 1);
 
-  problem.poison_outputs(0);
-  device.run(rq.slot, 0);
-  if (problem.input_fingerprint(0) != inputs) {
+  timed(t.candidate, [&] {
+    problem.poison_outputs(0);
+    device.run(rq.slot, 0);
+  });
+  if (timed(t.fingerprints, [&] { return problem.input_fingerprint(0); }) != inputs) {
     r.pass = false;
     r.reason = "the kernel modified its inputs";
     return r;
   }
-  const std::string first = problem.output_fingerprint(0);
-  refs.ensure(0);
+  const std::string first = timed(t.fingerprints, [&] { return problem.output_fingerprint(0); });
+  timed(t.reference, [&] { refs.ensure(0); });
 
   // When runs may differ, the first run must be within tolerance on its own.
   if (!rq.deterministic) {
-    auto checks = refs.check(0, rq.tolerances, derive_seed(seed, 1), rq.slot);
+    auto checks = timed(t.checks, [&] { return refs.check(0, rq.tolerances, derive_seed(seed, 1), rq.slot); });
     if (!checks_pass(checks, &r.reason)) {
       r.pass = false;
       r.reason += " (first run)";
@@ -48,15 +81,17 @@ DistributionResult verify_distribution(Device& device, Problem& problem, const V
     }
   }
 
-  problem.poison_outputs(0);
-  device.run(rq.slot, 0);
-  if (problem.input_fingerprint(0) != inputs) {
+  timed(t.candidate, [&] {
+    problem.poison_outputs(0);
+    device.run(rq.slot, 0);
+  });
+  if (timed(t.fingerprints, [&] { return problem.input_fingerprint(0); }) != inputs) {
     r.pass = false;
     r.reason = "the kernel modified its inputs (second run)";
     return r;
   }
-  const std::string second = problem.output_fingerprint(0);
-  r.outputs = refs.check(0, rq.tolerances, derive_seed(seed, 2), rq.slot);
+  const std::string second = timed(t.fingerprints, [&] { return problem.output_fingerprint(0); });
+  r.outputs = timed(t.checks, [&] { return refs.check(0, rq.tolerances, derive_seed(seed, 2), rq.slot); });
   std::string check_reason;
   const bool checks_ok = checks_pass(r.outputs, &check_reason);
   if (rq.deterministic && first != second) {
@@ -89,10 +124,13 @@ json run_verify(Device& device, Problem& problem, const VerifyRequest& rq) {
   if (problem.distributions() < 1)
     throw HarnessError("problem_error", "the problem declares no input distributions");
 
+  VerifyTiming timing;
   ProblemSession session(device, problem);
   problem.rotation_bytes(rq.workload.params);  // validates the workload before allocating
-  session.prepare(rq.workload.params, 1);
-  device.bind(rq.slot, problem, 1, kNoPad);   // verification is never padded
+  timed(timing.prepare, [&] {
+    session.prepare(rq.workload.params, 1);
+    device.bind(rq.slot, problem, 1, kNoPad);   // verification is never padded
+  });
 
   json distributions = json::array();
   bool pass = true;
@@ -100,7 +138,7 @@ json run_verify(Device& device, Problem& problem, const VerifyRequest& rq) {
   // Stops at the first failing distribution: the rest cannot make it pass, and
   // most candidates fail, so their time is better spent on the next one.
   for (int d = 0; d < problem.distributions() && pass; ++d) {
-    DistributionResult r = verify_distribution(device, problem, rq, d);
+    DistributionResult r = verify_distribution(device, problem, rq, d, timing);
     const std::string name = problem.distribution_name(d);
     json entry{{"name", name}, {"pass", r.pass}, {"outputs", to_json(r.outputs)}};
     if (!r.pass) {
@@ -118,6 +156,7 @@ json run_verify(Device& device, Problem& problem, const VerifyRequest& rq) {
               {"reason", reason},
               {"workload", rq.workload.name},
               {"seconds", seconds},
+              {"timing", timing.to_json()},
               {"distributions", std::move(distributions)}};
 }
 

@@ -39,11 +39,18 @@ inline double model_us(const Model& m, int n = 1) {
   return m.fast ? t * 0.7 : t;
 }
 
+// The order of the requests, over every (re)started harness of a run.
+struct HarnessCalls {
+  int benches = 0;
+  std::vector<std::pair<std::string, int>> verifies;   // the slot, and the benches before it
+};
+
 class ScriptedHarness : public Harness {
  public:
   // With a clock, each request takes the time it reports (verify 0.01 s, bench 0.05 s).
-  ScriptedHarness(std::atomic<bool>* stop, int interrupt_at_bench, int* kills_left, FakeClock* clock = nullptr)
-      : stop_(stop), interrupt_at_(interrupt_at_bench), kills_left_(kills_left), clock_(clock) {}
+  ScriptedHarness(std::atomic<bool>* stop, int interrupt_at_bench, int* kills_left, FakeClock* clock = nullptr,
+                  HarnessCalls* calls = nullptr)
+      : stop_(stop), interrupt_at_(interrupt_at_bench), kills_left_(kills_left), clock_(clock), calls_(calls) {}
   // A (re)start is a new process: nothing is loaded.
   std::optional<nlohmann::json> start(std::string*) override {
     slots_.clear();
@@ -71,6 +78,7 @@ class ScriptedHarness : public Harness {
       r.message = "bad_request: a slot is not loaded";
       return r;
     } else if (cmd == "verify") {
+      if (calls_) calls_->verifies.push_back({req["slot"].get<std::string>(), calls_->benches});
       if (slots_[req["slot"]].crash) {
         r.status = HarnessReply::Status::Crashed;
         r.signal = 11;
@@ -104,6 +112,15 @@ class ScriptedHarness : public Harness {
         samples[slot.get<std::string>()] = v;
       }
       r.body = {{"ok", true}, {"samples", samples}, {"rounds", n}, {"seconds", 0.05}};
+      // Like the real harnesses, the timed replays of a checked slot are compared
+      // with the reference: a wrong kernel fails its bench.
+      if (req.contains("replay_check")) {
+        bool pass = true;
+        for (const auto& slot : req["replay_check"].value("check_slots", nlohmann::json::array()))
+          pass = pass && !slots_[slot.get<std::string>()].wrong;
+        r.body["replay_check"] = {{"pass", pass}, {"reason", pass ? "" : "out: 7 elements outside tolerance"}};
+      }
+      if (calls_) ++calls_->benches;
       if (clock_) clock_->advance(0.05);
     } else {
       r.body = {{"ok", true}};
@@ -124,6 +141,7 @@ class ScriptedHarness : public Harness {
   int interrupt_at_;
   int* kills_left_;
   FakeClock* clock_;
+  HarnessCalls* calls_;
   int benches_ = 0;
   std::map<std::string, Model> slots_;
   std::mt19937_64 rng_{42};
@@ -141,6 +159,7 @@ struct Fixture {
   int interrupt_at_bench = -1;
   int harness_kills = 0;     // verifies of the candidate that die by SIGKILL first
   bool work_takes_time = false;   // the harness's requests and each compile advance the clock
+  HarnessCalls calls;
   World world;
 
   Fixture() {
@@ -187,7 +206,7 @@ struct Fixture {
     world.open_git = [this](const fs::path& d) { return make_real_git(real, d); };
     world.open_harness = [this](const fs::path&, int) {
       return std::make_unique<ScriptedHarness>(&stop, interrupt_at_bench, &harness_kills,
-                                               work_takes_time ? &clock : nullptr);
+                                               work_takes_time ? &clock : nullptr, &calls);
     };
     world.find_toolchain = [](Backend, std::string*) { return Toolchain{"c++", "fake 1.0"}; };
     world.build_harness = [](const Manifest&, const Paths&, const Toolchain&) { return fs::path("/fake/harness"); };

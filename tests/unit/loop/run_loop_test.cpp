@@ -88,3 +88,42 @@ TEST_CASE("the run's seed is recorded once, and a seed out of range is refused, 
   CHECK(h2["seed"].get<long long>() > 0);
   CHECK(h2["config"]["seed"] == h2["seed"]);
 }
+
+TEST_CASE("a tunables-only candidate is screened before it is verified, and verified everywhere before it is measured") {
+  Fixture f;
+  int code = run_loop(f.world, f.request({{"goal", "5x"}, {"max_iters", 3}, {"plateau", 0}}));
+  CHECK(code == kExitStopped);
+  auto cands = of(f.lines(), "candidate");
+  REQUIRE(cands.size() == 3);   // every value of X but the start's
+  int screened_out = 0, verified = 0;
+  for (const auto& c : cands) {
+    INFO(c.dump());
+    const std::string reason = c["reason"];
+    const long long x = c["tunables"]["X"];
+    if (x == 3) {
+      // Slower and wrong: its screen's timed replays are checked, so it is wrong, not a loser.
+      CHECK(c["decision"] == "wrong");
+      CHECK(reason.find("timed replay") != std::string::npos);
+      CHECK_FALSE(c.contains("verify"));
+    } else if (reason.rfind("screen:", 0) == 0) {
+      ++screened_out;
+      CHECK_FALSE(c.contains("verify"));   // a loser costs its screen only
+    } else {
+      // Past the screen: the quick set and the rest, before any full measurement.
+      ++verified;
+      REQUIRE(c.contains("verify"));
+      CHECK(c["verify"]["workloads"].size() == 2);
+      CHECK(c.contains("screen"));
+    }
+  }
+  CHECK(verified >= 1);   // X = 2 is faster than the start
+  // In the harness: the candidate's first verify follows its screen's bench.
+  REQUIRE_FALSE(f.calls.verifies.empty());
+  int benches_before_first_candidate_verify = -1;
+  for (const auto& [slot, benches] : f.calls.verifies)
+    if (slot == "cand") {
+      benches_before_first_candidate_verify = benches;
+      break;
+    }
+  CHECK(benches_before_first_candidate_verify >= 2);   // the A/A calibration, then at least one screen
+}

@@ -67,6 +67,9 @@ TEST_CASE("the command agent's edits are judged like any candidate, and its misd
   CHECK(c[1]["diff"].get<std::string>().find("+// FAST: unrolled") != std::string::npos);
   CHECK(c[2]["decision"] == "wrong");
   CHECK(c[2]["idea"] == "skip the tail of k");
+  // A source change is verified before its screen: the agent learns where it is wrong.
+  CHECK(c[2]["reason"].get<std::string>().rfind("verify quick: wrong on w1", 0) == 0);
+  CHECK_FALSE(c[2].contains("screen"));
   CHECK(c[3]["decision"] == "rejected_by_guard");
   CHECK(c[3]["reason"].get<std::string>().find("moved HEAD") != std::string::npos);
   CHECK(c[4]["decision"] == "rejected_by_guard");
