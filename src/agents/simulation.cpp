@@ -145,11 +145,12 @@ std::vector<Strategy> parse_strategies(const std::vector<std::string>& names) {
   };
   for (const auto& n : names) {
     if (n == "all") {
-      for (Strategy s : {Strategy::Random, Strategy::Evolution, Strategy::Tpe}) add(s);
-    } else if (n == "random" || n == "evolution" || n == "tpe") {
+      for (Strategy s : {Strategy::Random, Strategy::Evolution, Strategy::Tpe, Strategy::Bayes}) add(s);
+    } else if (n == "random" || n == "evolution" || n == "tpe" || n == "bayes") {
       add(parse_strategy(n));
     } else {
-      throw usage_error(fmt::format("--strategy: unknown strategy '{}' (expected random, evolution, tpe or all)", n));
+      throw usage_error(
+          fmt::format("--strategy: unknown strategy '{}' (expected random, evolution, tpe, bayes or all)", n));
     }
   }
   return out;

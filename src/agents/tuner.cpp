@@ -14,7 +14,8 @@ Strategy parse_strategy(const std::string& name) {
   if (name == "random") return Strategy::Random;
   if (name == "evolution") return Strategy::Evolution;
   if (name == "tpe") return Strategy::Tpe;
-  throw usage_error(fmt::format("unknown tune strategy '{}' (expected random, evolution or tpe)", name));
+  if (name == "bayes") return Strategy::Bayes;
+  throw usage_error(fmt::format("unknown tune strategy '{}' (expected random, evolution, tpe or bayes)", name));
 }
 
 const char* strategy_name(Strategy s) {
@@ -22,6 +23,7 @@ const char* strategy_name(Strategy s) {
     case Strategy::Random: return "random";
     case Strategy::Evolution: return "evolution";
     case Strategy::Tpe: return "tpe";
+    case Strategy::Bayes: return "bayes";
   }
   return "?";
 }
@@ -46,7 +48,8 @@ std::vector<Proposal> Tuner::propose(const AgentContext& ctx, int max_count) {
   for (int i = 0; i < max_count; ++i) {
     std::optional<Tunables> t = strategy_ == Strategy::Random      ? next_random()
                                 : strategy_ == Strategy::Evolution ? next_evolution(ctx)
-                                                                   : next_tpe();
+                                : strategy_ == Strategy::Tpe       ? next_tpe()
+                                                                   : next_bayes(ctx);
     if (!t) break;  // the feasible space is used up
     proposed_.insert(canonical(*t));
     ++explored_;
@@ -67,6 +70,17 @@ std::optional<Proposal> Tuner::rebase(const Proposal& stale, const AgentContext&
   for (const Tunable& tunable : m_.tunables) {
     auto it = now.incumbent_tunables.find(tunable.name);
     current[tunable.name] = it != now.incumbent_tunables.end() ? it->second : tunable.default_value;
+  }
+  // Bayes chooses points, not changes: its model's pick stays what it was (and
+  // its build made ahead stays usable); the others move their change along.
+  if (strategy_ == Strategy::Bayes) {
+    if (stale.tunables == current || !space_.feasible(stale.tunables) || judged_.count(canonical(stale.tunables)))
+      return std::nullopt;
+    Proposal p = stale;
+    p.idea = describe_change(current, stale.tunables);
+    p.base_id = now.incumbent_id;
+    p.base_tunables = current;
+    return p;
   }
   Tunables moved = current;
   for (const auto& [name, value] : stale.tunables) {
@@ -138,6 +152,9 @@ void Tuner::enter_context() {
   pool_.clear();
   pool_ready_ = false;
   explored_ = 0;
+  bayes_centre_.reset();
+  bayes_hyper_.reset();
+  bayes_since_refit_ = 0;
   if (!cache_) return;
   for (const CachedResult* r : cache_->all_for(context_key_)) {
     remember(r->tunables, r->outcome);

@@ -36,7 +36,7 @@ CommandAction add_simulate_command(CLI::App& sub) {
   auto a = std::make_shared<SimulateArgs>();
   sub.add_option("--space", a->space, "the measured space: JSON lines or JSON (docs/spaces.md)")->required();
   sub.add_option("--strategy", a->strategies,
-                 "strategies to replay (repeatable, or comma-separated): random, evolution, tpe, all; random is "
+                 "strategies to replay (repeatable, or comma-separated): random, evolution, tpe, bayes, all; random is "
                  "always replayed too, as the yardstick")
       ->delimiter(',')
       ->required();

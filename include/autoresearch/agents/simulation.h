@@ -52,7 +52,7 @@ SeedRun simulate_run(const MeasuredSpace& space, Strategy s, unsigned long long 
 // simulate_run over o.seeds seeds (first_seed, first_seed + 1, ...).
 StrategyStats simulate_strategy(const MeasuredSpace& space, Strategy s, const SimulationOptions& o);
 
-// Parses "random", "evolution", "tpe", "all" (every strategy), comma lists of them.
+// Parses "random", "evolution", "tpe", "bayes", "all" (every strategy), comma lists of them.
 std::vector<Strategy> parse_strategies(const std::vector<std::string>& names);
 // The geomean time's relative spread (one sigma, log scale) of a measured point.
 double point_sigma(const SpacePoint& p);

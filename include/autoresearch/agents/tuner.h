@@ -1,10 +1,11 @@
 #pragma once
-// The built-in agent "tune": searches the declared tunables. Three strategies:
+// The built-in agent "tune": searches the declared tunables. Four strategies:
 // random (uniform over the feasible space), evolution (a model-guided local
 // search: mutate and recombine the fittest configurations seen, moving to
-// neighbouring values) and tpe (a tree-structured Parzen estimator over the
-// discrete space, as Optuna's sampler). All respect the constraints and never
-// propose a configuration already in the result cache or already proposed.
+// neighbouring values), tpe (a tree-structured Parzen estimator over the
+// discrete space, as Optuna's sampler) and bayes (Bayesian optimisation: a
+// Gaussian process and expected improvement). All respect the constraints and
+// never propose a configuration already in the result cache or already proposed.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "autoresearch/agents/agent.h"
+#include "autoresearch/agents/gaussian_process.h"
 #include "autoresearch/agents/result_cache.h"
 
 namespace ar {
@@ -44,7 +46,7 @@ class SearchSpace {
   const Manifest& m_;
 };
 
-enum class Strategy { Random, Evolution, Tpe };
+enum class Strategy { Random, Evolution, Tpe, Bayes };
 Strategy parse_strategy(const std::string& name);   // throws usage error on unknown names
 const char* strategy_name(Strategy s);
 
@@ -70,6 +72,9 @@ class Tuner : public Agent {
   std::optional<Tunables> next_random();
   std::optional<Tunables> next_evolution(const AgentContext& ctx);
   std::optional<Tunables> next_tpe();   // strategy_tpe.cpp
+  std::optional<Tunables> next_bayes(const AgentContext& ctx);   // strategy_bayes.cpp
+  std::vector<double> bayes_features(const Tunables& t) const;
+  std::vector<Tunables> bayes_candidates();
   bool seen(const Tunables& t) const;
   void release(const Tunables& t);   // a proposal that was never measured is untried again
   bool usable(const Tunables& t) const { return space_.feasible(t) && !seen(t); }
@@ -104,6 +109,12 @@ class Tuner : public Agent {
   std::vector<uint64_t> pool_;
   bool pool_ready_ = false;
   std::optional<long long> feasible_count_;   // listable spaces: every feasible point, counted once
+  // Bayes: the feasible points of a listable space, and the model's hyperparameters.
+  std::optional<Tunables> bayes_centre_;   // the configuration its initial design surrounds
+  std::vector<uint64_t> bayes_codes_;
+  bool bayes_codes_ready_ = false;
+  std::optional<GpHyperparameters> bayes_hyper_;
+  size_t bayes_since_refit_ = 0;
 };
 
 // Canonical text of a tunables assignment ("A=1,B=2"), the identity used everywhere.

@@ -1,7 +1,7 @@
-// Search quality on a synthetic objective: the model-guided strategy must reach a
-// near-optimal configuration in clearly fewer evaluations than random search.
-// (SPEC §8 asks ≥5x on the real sparse_mla space; that comparison replays a
-// measured space and is a later issue. This pins the behaviour in CI.)
+// Search quality on a synthetic objective: the model-guided strategies must reach
+// a near-optimal configuration in clearly fewer evaluations than random search.
+// (SPEC §8's ≥5x is judged on the measured sparse_mla space, replayed by
+// space_regression_test.cpp; this pins the behaviour on a smooth bowl.)
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -50,7 +50,7 @@ int evaluations_to_target(const Manifest& m, Strategy s, unsigned long long seed
   }
 }
 
-TEST_CASE("evolution reaches within 5% of the optimum in fewer evaluations than random") {
+TEST_CASE("the model-guided strategies reach within 5% of the optimum in fewer evaluations than random") {
   Manifest m = synthetic_manifest();
   SearchSpace space(m);
   double optimum = std::numeric_limits<double>::infinity();
@@ -70,17 +70,18 @@ TEST_CASE("evolution reaches within 5% of the optimum in fewer evaluations than 
   REQUIRE(space.feasible(test::defaults_of(m)));
 
   const int seeds = 20;
-  double random_total = 0, evolution_total = 0;
-  for (int seed = 1; seed <= seeds; ++seed) {
-    random_total += evaluations_to_target(m, Strategy::Random, seed, target);
-    evolution_total += evaluations_to_target(m, Strategy::Evolution, seed, target);
+  double random_total = 0;
+  for (int seed = 1; seed <= seeds; ++seed) random_total += evaluations_to_target(m, Strategy::Random, seed, target);
+  for (Strategy s : {Strategy::Evolution, Strategy::Bayes}) {
+    double total = 0;
+    for (int seed = 1; seed <= seeds; ++seed) total += evaluations_to_target(m, s, seed, target);
+    const double ratio = random_total / total;
+    std::printf(
+        "search quality: %zu feasible points, %zu within 5%% of the optimum; mean evaluations "
+        "random %.1f, %s %.1f, ratio %.2fx\n",
+        feasible, near_optimal, random_total / seeds, strategy_name(s), total / seeds, ratio);
+    CHECK(ratio >= 2.0);
   }
-  const double ratio = random_total / evolution_total;
-  std::printf(
-      "search quality: %zu feasible points, %zu within 5%% of the optimum; mean evaluations "
-      "random %.1f, evolution %.1f, ratio %.2fx\n",
-      feasible, near_optimal, random_total / seeds, evolution_total / seeds, ratio);
-  CHECK(ratio >= 2.0);
 }
 
 }  // namespace

@@ -26,6 +26,9 @@ const Committed kCommitted[] = {
     {"kernels/matmul_cpu/spaces/quick_288_b.jsonl", Strategy::Tpe, 3.5},       // 4.49x when committed
     {"kernels/sparse_mla/spaces/quick.jsonl", Strategy::Evolution, 1.4},        // 1.71x when committed (H200)
     {"kernels/sparse_mla/spaces/quick.jsonl", Strategy::Tpe, 1.05},             // 1.28x when committed (H200)
+    {"kernels/matmul_cpu/spaces/quick_288.jsonl", Strategy::Bayes, 2.5},        // 3.56x when committed
+    {"kernels/matmul_cpu/spaces/quick_288_b.jsonl", Strategy::Bayes, 2.5},      // 3.12x when committed
+    {"kernels/sparse_mla/spaces/quick.jsonl", Strategy::Bayes, 4.0},            // 5.12x when committed (H200)
 };
 
 TEST_CASE("the committed measured spaces: the model-guided strategies keep their advantage over random") {

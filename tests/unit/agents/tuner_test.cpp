@@ -47,7 +47,7 @@ std::vector<Proposal> drive(Tuner& tuner, AgentContext& ctx, ResultCache* cache,
   return all;
 }
 
-const Strategy kBoth[] = {Strategy::Random, Strategy::Evolution};
+const Strategy kBoth[] = {Strategy::Random, Strategy::Evolution, Strategy::Bayes};
 
 TEST_CASE("strategy names parse both ways") {
   CHECK(parse_strategy("random") == Strategy::Random);
@@ -56,7 +56,9 @@ TEST_CASE("strategy names parse both ways") {
   CHECK(std::string(strategy_name(Strategy::Random)) == "random");
   CHECK(parse_strategy("tpe") == Strategy::Tpe);
   CHECK(std::string(strategy_name(Strategy::Tpe)) == "tpe");
-  REQUIRE_THROWS_AS(parse_strategy("bayes"), Fatal);
+  CHECK(parse_strategy("bayes") == Strategy::Bayes);
+  CHECK(std::string(strategy_name(Strategy::Bayes)) == "bayes");
+  REQUIRE_THROWS_AS(parse_strategy("annealing"), Fatal);
 }
 
 TEST_CASE("every feasible configuration is proposed once, then nothing") {
@@ -281,7 +283,7 @@ TEST_CASE("evolution breeds from the best cached results of the same context") {
 
 TEST_CASE("a package without tunables gives the tuner nothing to propose") {
   Manifest m;
-  for (Strategy s : {Strategy::Random, Strategy::Evolution}) {
+  for (Strategy s : {Strategy::Random, Strategy::Evolution, Strategy::Bayes}) {
     Tuner tuner(m, s, 1, nullptr);
     AgentContext ctx;
     CHECK(tuner.propose(ctx, 4).empty());
@@ -325,6 +327,72 @@ TEST_CASE("evolution sweeps the incumbent's one-step neighbourhood while the inc
     // 16 proposals, one in four random: all 12 neighbours are among them.
     for (const auto& n : neighbours) CHECK(seen.count(n) == 1);
   }
+}
+
+TEST_CASE("bayes starts with the start's one-step neighbours, then follows its model to the optimum") {
+  Manifest m;
+  for (const char* name : {"A", "B", "C", "D"}) m.tunables.push_back({name, {0, 1, 2, 3, 4, 5}, 1, ""});
+  SearchSpace space(m);
+  const Tunables start = defaults_of(m);
+  std::set<std::string> neighbours;
+  for (const Tunables& t : space.neighbours(start)) neighbours.insert(canonical(t));
+  REQUIRE(neighbours.size() == 8);
+  // A smooth bowl with its minimum at A=4, B=3, C=1, D=0: far from the start.
+  auto time_of = [&](const Tunables& t) {
+    const double centre[] = {4, 3, 1, 0};
+    double s = 0;
+    for (size_t d = 0; d < 4; ++d) s += 0.05 * (space.indices(t)[d] - centre[d]) * (space.indices(t)[d] - centre[d]);
+    return 100 * (1 + s);
+  };
+  const Tunables optimum = {{"A", 4}, {"B", 3}, {"C", 1}, {"D", 0}};
+
+  for (unsigned long long seed = 1; seed <= 3; ++seed) {
+    ResultCache cache;
+    Tuner tuner(m, Strategy::Bayes, seed, &cache);
+    tuner.set_context_key("key");
+    AgentContext ctx;
+    ctx.manifest = &m;
+    ctx.incumbent_tunables = start;
+    ctx.incumbent_quick_geomean_us = time_of(start);
+    int found_at = 0;
+    for (int i = 1; i <= 60 && !found_at; ++i) {
+      auto got = tuner.propose(ctx, 1);
+      REQUIRE(got.size() == 1);
+      const Tunables t = got[0].tunables;
+      // The initial design: the dimensions plus one proposals, neighbours of the start.
+      if (i <= 5) CHECK(neighbours.count(canonical(t)) == 1);
+      Outcome o;
+      o.quick_geomean_us = time_of(t);
+      o.decision = Decision::Discard;
+      tuner.observe(got[0], o);
+      if (t == optimum) found_at = i;
+    }
+    INFO("seed " << seed << ": the optimum at proposal " << found_at << " of 1296 points");
+    CHECK(found_at > 0);
+    CHECK(found_at <= 40);
+  }
+}
+
+TEST_CASE("bayes keeps its chosen point when the incumbent moves under a proposal made ahead") {
+  Manifest m = test::toy_manifest();
+  Tuner tuner(m, Strategy::Bayes, 7, nullptr);
+  AgentContext old_ctx;
+  old_ctx.manifest = &m;
+  old_ctx.incumbent_tunables = test::defaults_of(m);
+  Proposal stale;
+  stale.tunables = {{"TILE", 16}, {"UNROLL", 4}, {"VEC", 1}};
+  stale.base_tunables = old_ctx.incumbent_tunables;
+  AgentContext now = old_ctx;
+  now.incumbent_id = 5;
+  now.incumbent_tunables = {{"TILE", 32}, {"UNROLL", 1}, {"VEC", 2}};
+  auto kept = tuner.rebase(stale, now);
+  REQUIRE(kept);
+  CHECK(kept->tunables == stale.tunables);   // the model's pick, so its build stays usable
+  CHECK(kept->base_id == 5);
+  CHECK(kept->idea == "TILE 32→16, UNROLL 1→4, VEC 2→1");
+  // The pick is the new incumbent itself: nothing left to measure.
+  now.incumbent_tunables = stale.tunables;
+  CHECK_FALSE(tuner.rebase(stale, now));
 }
 
 }  // namespace ar
