@@ -48,10 +48,12 @@ double bf16_to_double(uint16_t bits) {
   return static_cast<double>(f);
 }
 
-void oracle_row(const OracleRow& row, const Shape& s, std::vector<double>* out, std::vector<double>* lse) {
+void oracle_row(const OracleRow& row, const Shape& s, std::vector<double>* out, std::vector<double>* lse,
+                std::vector<double>* logit_scale) {
   const size_t nh = row.heads.size();
   out->assign(nh * 512, 0.0);
   lse->assign(nh, std::numeric_limits<double>::infinity());
+  if (logit_scale) logit_scale->assign(nh, 0.0);
 
   // The valid positions and their decoded rows, shared by every head.
   std::vector<int> valid;
@@ -66,13 +68,19 @@ void oracle_row(const OracleRow& row, const Shape& s, std::vector<double>* out, 
   for (size_t hi = 0; hi < nh; ++hi) {
     for (int d = 0; d < 576; ++d) q[d] = bf16_to_double(row.q[hi * 576 + d]);
     double m = -std::numeric_limits<double>::infinity();
+    double magnitude = 0;
     for (size_t v = 0; v < valid.size(); ++v) {
-      double dot = 0;
+      double dot = 0, size = 0;
       const double* k = &keys[v * 576];
-      for (int d = 0; d < 576; ++d) dot += q[d] * k[d];
+      for (int d = 0; d < 576; ++d) {
+        dot += q[d] * k[d];
+        size += std::fabs(q[d] * k[d]);
+      }
       score[v] = static_cast<double>(s.scale) * dot;
       m = std::max(m, score[v]);
+      magnitude = std::max(magnitude, static_cast<double>(s.scale) * size);
     }
+    if (logit_scale) (*logit_scale)[hi] = magnitude;
     double sum = 0;
     for (double x : score) sum += std::exp(x - m);
     const double l = m + std::log(sum);

@@ -195,7 +195,10 @@ struct OracleRow {
 };
 
 // out [heads.size()][512] and lse [heads.size()] in float64; lse = +inf, out = 0 when nothing is valid.
-void oracle_row(const OracleRow& row, const Shape& s, std::vector<double>* out, std::vector<double>* lse);
+// logit_scale [heads.size()], when asked for: the largest scale * sum_d |q_d k_d|
+// over the valid positions, the size of the terms a float32 lse is rounded from.
+void oracle_row(const OracleRow& row, const Shape& s, std::vector<double>* out, std::vector<double>* lse,
+                std::vector<double>* logit_scale = nullptr);
 
 // The pass rule of one element (FlashMLA's), the one definition the GPU
 // comparison and the float64 rows share: a non-finite value must match the
