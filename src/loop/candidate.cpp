@@ -314,7 +314,7 @@ class CandidateRun {
       // their screen (whose timed replays are checked against the reference)
       // costs less than verifying them; the few that pass are verified on every
       // workload before anything is measured in full, let alone kept.
-      const bool screen_first = !p_.changes_source();
+      const bool screen_first = ctx_.cfg.screen_first && !p_.changes_source();
       bool ok = load_candidate() && (screen_first || verify(ctx_.quick(), "quick")) && tune_each() && screen() &&
                 (!screen_first || verify(ctx_.quick(), "quick")) && verify_rest() && measure_full() && sanitize();
       if (ok) return true;

@@ -18,9 +18,12 @@ class LaneJudge {
 
   LaneOutcome run() {
     if (!incumbent_loaded() || !aa_ready()) return out_;
-    // Lanes judge tunables-only candidates: screened first, verified on every
-    // workload only when the screen passes (candidate.cpp says why).
-    if (load_candidate() && screen() && verify(job_.quick, "quick") && verify(job_.rest, "all and hidden") &&
+    // Lanes judge tunables-only candidates: screened first (unless the run
+    // says otherwise), verified on every workload only when the screen passes
+    // (candidate.cpp says why).
+    const bool screen_first = ctx_.cfg.screen_first;
+    if (load_candidate() && (screen_first || verify(job_.quick, "quick")) && screen() &&
+        (!screen_first || verify(job_.quick, "quick")) && verify(job_.rest, "all and hidden") &&
         measure_and_confirm()) {
       out_.passed = true;
       out_.decision = Decision::Keep;

@@ -47,6 +47,7 @@ struct RunConfig {
   int hidden = -1;                    // hidden workloads per full verification (-1: the manifest's)
   int keep_failed_builds = 5;         // build folders kept for the last N failures
   bool cache = true;                  // skip configurations measured before
+  bool screen_first = true;           // tunables-only candidates: screened before they are verified
   // text agents (SPEC §5): what they are told, and how they are reached
   std::vector<std::string> idea;      // the human's ideas, one sentence each (--idea, repeatable)
   std::string ideas;                  // a file of ideas (one per paragraph): --ideas FILE
@@ -117,6 +118,7 @@ struct RunConfig {
     v("hidden", hidden, "hidden workloads per full verification (-1: the manifest's count)");
     v("keep_failed_builds", keep_failed_builds, "build folders kept for the last N failed candidates");
     v("cache", cache, "never re-measure a configuration found in the result cache");
+    v("screen_first", screen_first, "screen a tunables-only candidate before verifying it (false: verify first)");
     v("idea", idea, "an idea for the text agents, one sentence (repeatable)");
     v("ideas", ideas, "a file of ideas for the text agents (paragraphs)");
     v("history", history, "past experiments shown to text agents");

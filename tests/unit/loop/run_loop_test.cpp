@@ -127,3 +127,20 @@ TEST_CASE("a tunables-only candidate is screened before it is verified, and veri
     }
   CHECK(benches_before_first_candidate_verify >= 2);   // the A/A calibration, then at least one screen
 }
+
+TEST_CASE("--screen-first false verifies a tunables-only candidate before its screen") {
+  Fixture f;
+  int code = run_loop(f.world, f.request({{"goal", "5x"}, {"max_iters", 3}, {"plateau", 0}, {"screen_first", false}}));
+  CHECK(code == kExitStopped);
+  auto cands = of(f.lines(), "candidate");
+  REQUIRE(cands.size() == 3);
+  for (const auto& c : cands) {
+    INFO(c.dump());
+    REQUIRE(c.contains("verify"));   // every candidate, loser or not
+    if (c["tunables"]["X"] == 3) {
+      CHECK(c["decision"] == "wrong");
+      CHECK(c["reason"].get<std::string>().rfind("verify quick: wrong on w1", 0) == 0);
+      CHECK_FALSE(c.contains("screen"));
+    }
+  }
+}
