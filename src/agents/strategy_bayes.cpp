@@ -21,9 +21,12 @@ namespace ar {
 namespace {
 constexpr double kXi = 0.01;                // the improvement sought, in log time (1%)
 constexpr size_t kMaxCandidates = 4096;     // configurations scored per proposal at most
-constexpr size_t kRefitEvery = 4;           // beyond kAlwaysRefit points, hyperparameters every few proposals
+// The hyperparameters are chosen again for every proposal up to kAlwaysRefit
+// points, then whenever the data grew by a quarter (each choice is ~40 fits).
 constexpr size_t kAlwaysRefit = 48;
+constexpr double kRefitGrowth = 1.25;
 constexpr size_t kNeighbourParents = 4;     // a sampled candidate set also holds the best points' neighbours
+constexpr size_t kMaxObservations = 256;    // points the model is fitted to at most
 }  // namespace
 
 std::vector<double> Tuner::bayes_features(const Tunables& t) const {
@@ -107,10 +110,29 @@ std::optional<Tunables> Tuner::next_bayes(const AgentContext& ctx) {
     x.push_back(bayes_features(t));
     y.push_back(clip);
   }
+  // A long night on a large space: the fit is O(n^3), so it keeps the fastest
+  // points (the clipped rest says little but "not here") and an even spread
+  // of the others, at most kMaxObservations in all.
+  if (y.size() > kMaxObservations) {
+    std::vector<size_t> order(y.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return y[a] < y[b]; });
+    const size_t fast = kMaxObservations / 2, rest = order.size() - fast;
+    std::vector<std::vector<double>> kept_x;
+    std::vector<double> kept_y;
+    for (size_t i = 0; i < kMaxObservations; ++i) {
+      const size_t at = i < fast ? i : fast + (i - fast) * rest / (kMaxObservations - fast);
+      kept_x.push_back(std::move(x[order[at]]));
+      kept_y.push_back(y[order[at]]);
+    }
+    x = std::move(kept_x);
+    y = std::move(kept_y);
+  }
 
-  if (!bayes_hyper_ || y.size() <= kAlwaysRefit || ++bayes_since_refit_ >= kRefitEvery) {
+  if (!bayes_hyper_ || y.size() <= kAlwaysRefit ||
+      static_cast<double>(y.size()) >= kRefitGrowth * static_cast<double>(bayes_refit_size_)) {
     bayes_hyper_ = select_hyperparameters(x, y);
-    bayes_since_refit_ = 0;
+    bayes_refit_size_ = y.size();
   }
   auto gp = GaussianProcess::fit(x, y, *bayes_hyper_);
   if (!gp) return next_random();

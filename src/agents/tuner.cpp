@@ -154,7 +154,7 @@ void Tuner::enter_context() {
   explored_ = 0;
   bayes_centre_.reset();
   bayes_hyper_.reset();
-  bayes_since_refit_ = 0;
+  bayes_refit_size_ = 0;
   if (!cache_) return;
   for (const CachedResult* r : cache_->all_for(context_key_)) {
     remember(r->tunables, r->outcome);

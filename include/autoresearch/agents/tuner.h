@@ -114,7 +114,7 @@ class Tuner : public Agent {
   std::vector<uint64_t> bayes_codes_;
   bool bayes_codes_ready_ = false;
   std::optional<GpHyperparameters> bayes_hyper_;
-  size_t bayes_since_refit_ = 0;
+  size_t bayes_refit_size_ = 0;              // observations when the hyperparameters were chosen
 };
 
 // Canonical text of a tunables assignment ("A=1,B=2"), the identity used everywhere.

@@ -373,6 +373,47 @@ TEST_CASE("bayes starts with the start's one-step neighbours, then follows its m
   }
 }
 
+TEST_CASE("bayes past its model's size limit still proposes only new, feasible points and keeps improving") {
+  // 4 x 4 x 4 x 5 = 320 points, less a corner: 280 judged ones exceed the 256
+  // the model is fitted to.
+  Manifest m;
+  for (const char* name : {"A", "B", "C"}) m.tunables.push_back({name, {0, 1, 2, 3}, 0, ""});
+  m.tunables.push_back({"D", {0, 1, 2, 3, 4}, 0, ""});
+  m.constraints.push_back(test::parse_expr("!(A == 3 && B == 3)"));
+  SearchSpace space(m);
+  auto time_of = [&](const Tunables& t) {
+    const std::vector<size_t> i = space.indices(t);
+    return 100 * (1 + 0.05 * ((i[0] - 2.0) * (i[0] - 2.0) + (i[1] - 1.0) * (i[1] - 1.0) + i[2] + 0.5 * i[3]));
+  };
+  ResultCache cache;
+  Tuner tuner(m, Strategy::Bayes, 5, &cache);
+  tuner.set_context_key("key");
+  AgentContext ctx;
+  ctx.manifest = &m;
+  ctx.incumbent_tunables = defaults_of(m);
+  ctx.incumbent_quick_geomean_us = time_of(ctx.incumbent_tunables);
+  std::set<std::string> seen{canonical(ctx.incumbent_tunables)};
+  double best = *ctx.incumbent_quick_geomean_us;
+  for (int i = 0; i < 280; ++i) {
+    auto got = tuner.propose(ctx, 1);
+    REQUIRE(got.size() == 1);
+    const Tunables t = got[0].tunables;
+    REQUIRE(space.feasible(t));
+    REQUIRE(seen.insert(canonical(t)).second);
+    Outcome o;
+    // A region that does not build: failures join the model too.
+    if (t.at("C") == 3) {
+      o.decision = Decision::BuildError;
+    } else {
+      o.quick_geomean_us = time_of(t);
+      o.decision = Decision::Discard;
+      best = std::min(best, *o.quick_geomean_us);
+    }
+    tuner.observe(got[0], o);
+  }
+  CHECK(best == Approx(100.0));   // A=2, B=1, C=0, D=0
+}
+
 TEST_CASE("bayes keeps its chosen point when the incumbent moves under a proposal made ahead") {
   Manifest m = test::toy_manifest();
   Tuner tuner(m, Strategy::Bayes, 7, nullptr);
