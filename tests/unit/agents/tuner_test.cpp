@@ -47,7 +47,7 @@ std::vector<Proposal> drive(Tuner& tuner, AgentContext& ctx, ResultCache* cache,
   return all;
 }
 
-const Strategy kBoth[] = {Strategy::Random, Strategy::Evolution, Strategy::Bayes};
+const Strategy kStrategies[] = {Strategy::Random, Strategy::Evolution, Strategy::Bayes};
 
 TEST_CASE("strategy names parse both ways") {
   CHECK(parse_strategy("random") == Strategy::Random);
@@ -64,7 +64,7 @@ TEST_CASE("strategy names parse both ways") {
 TEST_CASE("every feasible configuration is proposed once, then nothing") {
   Manifest m = toy_manifest();
   SearchSpace space(m);
-  for (Strategy s : kBoth) {
+  for (Strategy s : kStrategies) {
     for (int batch : {1, 4}) {
       INFO(strategy_name(s) << " batch " << batch);
       Tuner tuner(m, s, 42, nullptr);
@@ -96,7 +96,7 @@ TEST_CASE("constraints are respected on a space that is mostly infeasible") {
   m.constraints.push_back(test::parse_expr("PAD % 4 == 0 && (PAD == 0 || UNROLL == 4)"));
   SearchSpace space(m);
   const size_t feasible = space.feasible_codes().size();
-  for (Strategy s : kBoth) {
+  for (Strategy s : kStrategies) {
     INFO(strategy_name(s));
     Tuner tuner(m, s, 3, nullptr);
     AgentContext ctx;
@@ -127,7 +127,7 @@ TEST_CASE("configurations in the cache are skipped") {
   REQUIRE(cached.count(canonical(elsewhere)) == 0);
   cache.add({"other", elsewhere, toy_outcome(elsewhere), {}, "x", 0});
 
-  for (Strategy s : kBoth) {
+  for (Strategy s : kStrategies) {
     INFO(strategy_name(s));
     Tuner tuner(m, s, 9, &cache);
     tuner.set_context_key("key");
@@ -143,7 +143,7 @@ TEST_CASE("results written by an earlier run's cache are not measured again") {
   Manifest m = toy_manifest();
   test::ScratchDir dir;
   const std::filesystem::path file = dir.path() / "cache" / "results.jsonl";
-  for (Strategy s : kBoth) {
+  for (Strategy s : kStrategies) {
     INFO(strategy_name(s));
     std::filesystem::remove_all(dir.path());
     std::set<std::string> first_run;
@@ -177,7 +177,7 @@ TEST_CASE("results written by an earlier run's cache are not measured again") {
 
 TEST_CASE("a changed context key restarts the search") {
   Manifest m = toy_manifest();
-  for (Strategy s : kBoth) {
+  for (Strategy s : kStrategies) {
     Tuner tuner(m, s, 5, nullptr);
     AgentContext ctx;
     ctx.incumbent_tunables = defaults_of(m);
@@ -190,7 +190,7 @@ TEST_CASE("a changed context key restarts the search") {
 
 TEST_CASE("the same seed gives the same proposals") {
   Manifest m = toy_manifest();
-  for (Strategy s : kBoth) {
+  for (Strategy s : kStrategies) {
     INFO(strategy_name(s));
     auto sequence = [&](unsigned long long seed) {
       Tuner tuner(m, s, seed, nullptr);
