@@ -6,8 +6,8 @@
 // one-step neighbours, not random points: a package's defaults are a human's
 // good guess, the best configuration is often a step or two away, and the
 // model needs a few points to know which tunables matter. Failures (a build
-// error, a wrong result, a launch error) are modelled as the worst time seen,
-// so the search leaves a region that does not work.
+// error, a wrong result, a launch error) are modelled as slow (with the slower
+// half of the times, below), so the search leaves a region that does not work.
 #include <algorithm>
 #include <cmath>
 
@@ -83,7 +83,7 @@ std::optional<Tunables> Tuner::next_bayes(const AgentContext& ctx) {
   }
 
   // The observations: every configuration with a time, the incumbent (whose
-  // time the driver reports) and the failures at the worst time seen.
+  // time the driver reports) and the failures.
   std::vector<std::vector<double>> x;
   std::vector<double> y;
   bool incumbent_scored = false;
@@ -110,6 +110,7 @@ std::optional<Tunables> Tuner::next_bayes(const AgentContext& ctx) {
     x.push_back(bayes_features(t));
     y.push_back(clip);
   }
+  const size_t observed = y.size();
   // A long night on a large space: the fit is O(n^3), so it keeps the fastest
   // points (the clipped rest says little but "not here") and an even spread
   // of the others, at most kMaxObservations in all.
@@ -129,10 +130,10 @@ std::optional<Tunables> Tuner::next_bayes(const AgentContext& ctx) {
     y = std::move(kept_y);
   }
 
-  if (!bayes_hyper_ || y.size() <= kAlwaysRefit ||
-      static_cast<double>(y.size()) >= kRefitGrowth * static_cast<double>(bayes_refit_size_)) {
+  if (!bayes_hyper_ || observed <= kAlwaysRefit ||
+      static_cast<double>(observed) >= kRefitGrowth * static_cast<double>(bayes_refit_size_)) {
     bayes_hyper_ = select_hyperparameters(x, y);
-    bayes_refit_size_ = y.size();
+    bayes_refit_size_ = observed;
   }
   auto gp = GaussianProcess::fit(x, y, *bayes_hyper_);
   if (!gp) return next_random();
