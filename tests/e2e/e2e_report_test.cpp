@@ -41,7 +41,8 @@ TEST_CASE("report: a real CPU run in every format, and its reproduce commands wo
   const std::string run = "matmul_cpu-" + tag;
   // The report needs a run with keeps in a few candidates: evolution's random
   // jumps reach the loop-order win early on this package (bayes first sweeps
-  // the start's 12 neighbours, which on a loaded machine may keep nothing).
+  // the start's 12 neighbours, which on a loaded machine may keep nothing); it
+  // is the default, named here so the test does not depend on that.
   auto r = run_cli(repo, {"run", "--kernel", "matmul_cpu", "--goal", "1.5x", "--max-iters", "8", "--seed", "7",
                           "--strategy", "evolution", "--tag", tag, "--config",
                           std::string(AR_SOURCE_DIR) + "/configs/quick.json"});

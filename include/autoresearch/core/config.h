@@ -17,7 +17,7 @@ struct RunConfig {
   std::string kernel;
   std::string goal = "2x";
   std::string agent = "tune";
-  std::string strategy = "bayes";
+  std::string strategy = "evolution";
   int max_iters = 0;                  // 0: no limit
   double max_hours = 0;               // 0: no limit
   int plateau = 60;                   // stop after this many candidates without a keep (0: never)
@@ -91,7 +91,7 @@ struct RunConfig {
     v("agent", agent,
       "who proposes changes: tune (the built-in search over the declared tunables), llm (a model over "
       "HTTP edits the source), command (any program edits the source)");
-    v("strategy", strategy, "tune agent's search: bayes (a Gaussian process, the default), evolution (local search), tpe (Parzen estimator) or random");
+    v("strategy", strategy, "tune agent's search: evolution (model-guided local search, the default), bayes (a Gaussian process), tpe (Parzen estimator) or random");
     v("max_iters", max_iters, "stop after this many candidates (0: no limit)");
     v("max_hours", max_hours, "stop after this many hours of wall time (0: no limit)");
     v("plateau", plateau, "stop after this many candidates in a row without a keep (0: never)");
