@@ -73,19 +73,14 @@ std::optional<Proposal> Tuner::rebase(const Proposal& stale, const AgentContext&
   }
   // Bayes chooses points, not changes: its model's pick stays what it was (and
   // its build made ahead stays usable); the others move their change along.
-  if (strategy_ == Strategy::Bayes) {
-    if (stale.tunables == current || !space_.feasible(stale.tunables) || judged_.count(canonical(stale.tunables)))
-      return std::nullopt;
-    Proposal p = stale;
-    p.idea = describe_change(current, stale.tunables);
-    p.base_id = now.incumbent_id;
-    p.base_tunables = current;
-    return p;
-  }
   Tunables moved = current;
-  for (const auto& [name, value] : stale.tunables) {
-    auto base = stale.base_tunables.find(name);
-    if (base == stale.base_tunables.end() || base->second != value) moved[name] = value;
+  if (strategy_ == Strategy::Bayes) {
+    moved = stale.tunables;
+  } else {
+    for (const auto& [name, value] : stale.tunables) {
+      auto base = stale.base_tunables.find(name);
+      if (base == stale.base_tunables.end() || base->second != value) moved[name] = value;
+    }
   }
   // The stale point itself is not measured when it is moved or dropped: it
   // goes back to the untried, or it would never be tried (and a space would
