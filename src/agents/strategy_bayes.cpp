@@ -45,7 +45,7 @@ std::vector<Tunables> Tuner::bayes_candidates() {
     if (space_.size() <= static_cast<double>(1 << 20)) bayes_codes_ = space_.feasible_codes();
   }
   std::vector<Tunables> out;
-  if (bayes_codes_ready_ && !bayes_codes_.empty() && bayes_codes_.size() <= kMaxCandidates) {
+  if (!bayes_codes_.empty() && bayes_codes_.size() <= kMaxCandidates) {
     for (uint64_t code : bayes_codes_) {
       Tunables t = space_.decode(code);
       if (usable(t)) out.push_back(std::move(t));
