@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <atomic>
 #include <thread>
 
 #include <fmt/format.h>
@@ -25,6 +26,20 @@ std::vector<fs::path> files_in(const fs::path& dir, std::initializer_list<const 
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// Runs the specs at once, as many at a time as the machine has cores.
+std::vector<ProcessResult> run_all(ProcessRunner& runner, const std::vector<ProcessSpec>& specs) {
+  std::vector<ProcessResult> results(specs.size());
+  std::atomic<size_t> next{0};
+  const size_t workers = std::min<size_t>(specs.size(), std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (size_t w = 0; w < workers; ++w)
+    pool.emplace_back([&] {
+      for (size_t i = next++; i < specs.size(); i = next++) results[i] = runner.run(specs[i]);
+    });
+  for (auto& t : pool) t.join();
+  return results;
 }
 
 const char* backend_dir(const Manifest& m) { return m.backend == Backend::Cuda ? "cuda" : "cpu"; }
@@ -92,45 +107,73 @@ fs::path build_harness(const Manifest& m, const Paths& p, const Toolchain& tc, P
   if (fs::exists(exe)) return exe;
 
   fs::path root = p.home / "src" / "harness";
-  std::vector<std::string> argv = {tc.compiler, "-std=c++20", "-O2"};
-  if (m.backend == Backend::Cuda) argv.push_back("-arch=" + m.build.arch);
-  else argv.push_back("-march=native");
-  argv.push_back("-I" + (p.home / "include").string());
-  argv.push_back("-I" + root.string());
-  argv.push_back("-I" + m.dir.string());
-  for (const auto& s : harness_sources(m, p)) argv.push_back(s.string());
-  argv.insert(argv.end(), m.harness.flags.begin(), m.harness.flags.end());
+  std::vector<std::string> compile = {tc.compiler, "-std=c++20", "-O2"};
+  if (m.backend == Backend::Cuda) compile.push_back("-arch=" + m.build.arch);
+  else compile.push_back("-march=native");
+  compile.push_back("-I" + (p.home / "include").string());
+  compile.push_back("-I" + root.string());
+  compile.push_back("-I" + m.dir.string());
+  compile.insert(compile.end(), m.harness.flags.begin(), m.harness.flags.end());
+  if (m.backend == Backend::Cuda) compile.push_back("-Xcompiler=-pthread");
+  else compile.push_back("-pthread");
+
+  // Each source compiles on its own core (the oracle and the CUDA sources take
+  // most of a minute each with nvcc); one link makes the executable.
+  const auto sources = harness_sources(m, p);
+  fs::path objects = dir / "objects";
+  fs::create_directories(objects);
+  std::vector<ProcessSpec> specs;
+  std::vector<std::string> link = {tc.compiler};
+  if (m.backend == Backend::Cuda) link.push_back("-arch=" + m.build.arch);
+  for (size_t i = 0; i < sources.size(); ++i) {
+    fs::path obj = objects / fmt::format("{}-{}.o", i, sources[i].stem().string());
+    ProcessSpec spec;
+    spec.argv = compile;
+    spec.argv.insert(spec.argv.end(), {"-c", sources[i].string(), "-o", obj.string()});
+    spec.cwd = dir;
+    spec.timeout = std::chrono::seconds(900);
+    spec.cancel = cancel;
+    specs.push_back(std::move(spec));
+    link.push_back(obj.string());
+  }
+  link.insert(link.end(), m.harness.flags.begin(), m.harness.flags.end());
   if (m.backend == Backend::Cuda) {
     // Link against the toolkit's stub so a machine without a driver can build
     // the harness too; at run time the loader finds the driver's libcuda.so.1.
     auto stubs = std::filesystem::path(tc.compiler).parent_path().parent_path() / "lib64" / "stubs";
-    if (std::filesystem::exists(stubs)) argv.push_back("-L" + stubs.string());
-    argv.push_back("-lcuda");
+    if (std::filesystem::exists(stubs)) link.push_back("-L" + stubs.string());
+    link.push_back("-lcuda");
   }
-  argv.push_back("-ldl");
-  argv.push_back(m.backend == Backend::Cuda ? "-Xcompiler=-pthread" : "-pthread");
+  link.push_back("-ldl");
+  link.push_back(m.backend == Backend::Cuda ? "-Xcompiler=-pthread" : "-pthread");
   // A CPU candidate runs inside the harness process: full RELRO makes the
   // harness's GOT read-only after start-up, so a kernel cannot redirect the
   // harness's own library calls (the comparison's, the reply's) through it.
-  if (m.backend == Backend::Cpu) argv.push_back("-Wl,-z,relro,-z,now");
+  if (m.backend == Backend::Cpu) link.push_back("-Wl,-z,relro,-z,now");
   fs::path tmp = dir / "harness.tmp";
-  argv.push_back("-o");
-  argv.push_back(tmp.string());
+  link.push_back("-o");
+  link.push_back(tmp.string());
+  ProcessSpec link_spec;
+  link_spec.argv = link;
+  link_spec.cwd = dir;
+  link_spec.timeout = std::chrono::seconds(900);
+  link_spec.cancel = cancel;
 
-  ProcessSpec spec;
-  spec.argv = argv;
-  spec.cwd = dir;
-  spec.timeout = std::chrono::seconds(900);
-  spec.cancel = cancel;
-  auto r = runner.run(spec);
-  if (r.cancelled) throw Fatal(kExitInterrupted, "interrupted while building the harness");
-  if (!r.ok() || !fs::exists(tmp)) {
+  auto failed = [&](const ProcessSpec& spec, const ProcessResult& r) {
+    if (r.cancelled) throw Fatal(kExitInterrupted, "interrupted while building the harness");
     std::string cmd;
-    for (const auto& a : argv) cmd += a + " ";
+    for (const auto& a : spec.argv) cmd += a + " ";
     throw Fatal(kExitInfrastructure,
-                fmt::format("the harness for {} did not build ({}):\n{}\ncommand: {}", m.name,
-                            r.describe(), r.err.size() > 8000 ? r.err.substr(r.err.size() - 8000) : r.err, cmd));
-  }
+                fmt::format("the harness for {} did not build ({}):\n{}\ncommand: {}", m.name, r.describe(),
+                            r.err.size() > 8000 ? r.err.substr(r.err.size() - 8000) : r.err, cmd));
+  };
+  const auto results = run_all(runner, specs);
+  for (size_t i = 0; i < specs.size(); ++i)
+    if (!results[i].ok()) failed(specs[i], results[i]);
+  auto r = runner.run(link_spec);
+  if (!r.ok() || !fs::exists(tmp)) failed(link_spec, r);
+  std::error_code ec;
+  fs::remove_all(objects, ec);
   fs::rename(tmp, exe);
   return exe;
 }

@@ -1,10 +1,13 @@
 // One candidate, from proposal to log line: take the proposal, apply it, guard,
-// build, then judge it (verify the quick set, tune its tunables when it is a
-// text candidate, screen, verify the rest and the hidden set, measure, confirm,
-// sanitize; a tunables-only candidate is screened before it is verified), then
-// keep (commit) or revert. Each step can end the candidate with
-// a decision and a reason, always through finish().
+// build, then judge it, then keep (commit) or revert. A source change is
+// verified on the quick set, its tunables tuned (--tune-each), screened,
+// verified on the rest and the hidden set, measured, confirmed and sanitized;
+// a tunables-only change is screened, verified on the quick set, measured and
+// confirmed, and only a candidate the measurements would keep is verified on
+// the rest and the hidden set (beside its sanitizer run). Each step can end the
+// candidate with a decision and a reason, always through finish().
 #include <cmath>
+#include <future>
 
 #include <fmt/format.h>
 
@@ -312,11 +315,16 @@ class CandidateRun {
       // more from "wrong on the peaked inputs" than from "slower". A tunables-only
       // change of the verified source is screened first: most are losers, and
       // their screen (whose timed replays are checked against the reference)
-      // costs less than verifying them; the few that pass are verified on every
-      // workload before anything is measured in full, let alone kept.
+      // costs less than verifying them. What passes is verified on the quick set
+      // before it is measured in full; the rest and the hidden set (on the H200,
+      // twenty times a screen) wait until both measurements say keep: a discard's
+      // correctness changes nothing, and nothing is kept unverified.
       const bool screen_first = ctx_.cfg.screen_first && !p_.changes_source();
-      bool ok = load_candidate() && (screen_first || verify(ctx_.quick(), "quick")) && tune_each() && screen() &&
-                (!screen_first || verify(ctx_.quick(), "quick")) && verify_rest() && measure_full() && sanitize();
+      bool ok = screen_first
+                    ? load_candidate() && screen() && verify(ctx_.quick(), "quick") && measure_full() &&
+                          confirm() && verify_rest_beside_sanitizer()
+                    : load_candidate() && verify(ctx_.quick(), "quick") && tune_each() && screen() &&
+                          verify_rest() && measure_full() && confirm() && sanitize();
       if (ok) return true;
       if (killed_outside_.empty()) return false;
       std::string err;
@@ -421,6 +429,28 @@ class CandidateRun {
     return verify(rest, "all and hidden");
   }
 
+  // Both check correctness, neither is timed, and each runs its own process on
+  // the GPU: the sanitizer's fresh harness runs while the run's harness
+  // verifies, and its phase is only the wait beyond the verification. A failed
+  // verification is the decision: the sanitizer is then stopped, not awaited.
+  bool verify_rest_beside_sanitizer() {
+    if (ctx_.manifest.backend != Backend::Cuda) return verify_rest() && sanitize();
+    std::string note;
+    std::atomic<bool> abandon{false};
+    auto finding = std::async(std::launch::async,
+                              [this, &note, &abandon] { return run_sanitizers(ctx_, artifact_, &note, -1, &abandon); });
+    const bool verified = verify_rest();
+    std::optional<std::string> found;
+    {
+      auto timed = ctx_.phases.time(Phase::Sanitizer);
+      if (verified) status("running compute-sanitizer on the smallest workload");
+      while (finding.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready)
+        if (!verified || ctx_.stop_requested()) abandon = true;
+      found = finding.get();
+    }
+    return verified && sanitized(found, note);
+  }
+
   bool measure_full() {
     auto timed = ctx_.timed();
     status(fmt::format("measuring on {} timed workloads", timed.size()));
@@ -444,6 +474,12 @@ class CandidateRun {
       finish(Decision::Discard, v.reason);
       return false;
     }
+    full_ = full.comparison;
+    return true;
+  }
+
+  bool confirm() {
+    auto timed = ctx_.timed();
     status("confirming in a second interleaved measurement");
     MeasureOutcome confirm;
     {
@@ -453,14 +489,13 @@ class CandidateRun {
     }
     if (!measured(confirm, "confirm")) return false;
     rec_["confirm"] = comparison_json(ctx_, timed, confirm);
-    auto k = judge_keep(full.comparison, confirm.comparison, ctx_.aa_half_width, ctx_.rule);
+    auto k = judge_keep(full_, confirm.comparison, ctx_.aa_half_width, ctx_.rule);
     threshold_ = k.threshold;
     verdict_ = k;
     if (!k.pass) {
       finish(Decision::Discard, k.reason);
       return false;
     }
-    full_ = full.comparison;
     confirm_ = confirm.comparison;
     return true;
   }
@@ -468,8 +503,15 @@ class CandidateRun {
   bool sanitize() {
     std::string note;
     status("running compute-sanitizer on the smallest workload");
-    auto timed = ctx_.phases.time(Phase::Sanitizer);
-    auto finding = run_sanitizers(ctx_, artifact_, &note);
+    std::optional<std::string> finding;
+    {
+      auto timed = ctx_.phases.time(Phase::Sanitizer);
+      finding = run_sanitizers(ctx_, artifact_, &note);
+    }
+    return sanitized(finding, note);
+  }
+
+  bool sanitized(const std::optional<std::string>& finding, const std::string& note) {
     rec_["sanitizer"] = {{"note", note}, {"finding", finding ? nlohmann::json(*finding) : nlohmann::json()}};
     if (finding) {
       finish(Decision::Wrong, "sanitizer: " + *finding);

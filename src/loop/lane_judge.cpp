@@ -19,12 +19,15 @@ class LaneJudge {
   LaneOutcome run() {
     if (!incumbent_loaded() || !aa_ready()) return out_;
     // Lanes judge tunables-only candidates: screened first (unless the run
-    // says otherwise), verified on every workload only when the screen passes
-    // (candidate.cpp says why).
+    // says otherwise), verified on the quick set when the screen passes, and on
+    // every workload and the hidden set only when both measurements would keep
+    // it (candidate.cpp says why).
     const bool screen_first = ctx_.cfg.screen_first;
-    if (load_candidate() && (screen_first || verify(job_.quick, "quick")) && screen() &&
-        (!screen_first || verify(job_.quick, "quick")) && verify(job_.rest, "all and hidden") &&
-        measure_and_confirm()) {
+    const bool ok = screen_first ? load_candidate() && screen() && verify(job_.quick, "quick") &&
+                                       measure_and_confirm() && verify(job_.rest, "all and hidden")
+                                 : load_candidate() && verify(job_.quick, "quick") && screen() &&
+                                       verify(job_.rest, "all and hidden") && measure_and_confirm();
+    if (ok) {
       out_.passed = true;
       out_.decision = Decision::Keep;
     }

@@ -2,6 +2,7 @@
 // smallest workload, in a fresh harness process: out-of-bounds reads and
 // shared-memory races can pass a numeric check by luck, and a kept commit must
 // not carry them.
+#include <future>
 #include <regex>
 #include <sstream>
 
@@ -60,7 +61,7 @@ std::optional<std::string> sanitizer_finding(const std::string& output, int exit
 }
 
 std::optional<std::string> run_sanitizers(RunContext& ctx, const std::filesystem::path& artifact, std::string* note,
-                                          int gpu) {
+                                          int gpu, const std::atomic<bool>* cancel) {
   if (ctx.manifest.backend != Backend::Cuda) {
     *note = "not applicable to CPU packages";
     return std::nullopt;
@@ -76,8 +77,11 @@ std::optional<std::string> run_sanitizers(RunContext& ctx, const std::filesystem
                            {"seed", ctx.seed ^ 0x5a17}, {"tolerances", tolerances_json(ctx.manifest)},
                            {"deterministic", ctx.manifest.deterministic}};
   std::string script = load.dump() + "\n" + verify.dump() + "\n" + R"({"cmd":"quit"})" + "\n";
-  std::string done;
-  for (const char* t : {"memcheck", "racecheck"}) {
+  // The two tools run at once, each in its own harness process: neither is
+  // timed, and racecheck alone takes as long as memcheck.
+  const std::vector<std::string> tools = {"memcheck", "racecheck"};
+  std::vector<std::future<ProcessResult>> runs;
+  for (const auto& t : tools) {
     ProcessSpec spec;
     // The harness probes for optional entry points (ar_stage2, ...), which the
     // sanitizer would report as API errors; only memory and race errors count.
@@ -85,20 +89,27 @@ std::optional<std::string> run_sanitizers(RunContext& ctx, const std::filesystem
                  std::to_string(gpu >= 0 ? gpu : ctx.cfg.gpu)};
     spec.stdin_data = script;
     spec.timeout = std::chrono::seconds(600);
-    spec.cancel = ctx.world.stop;
-    auto r = ctx.world.runner->run(spec);
-    if (r.cancelled) {
+    spec.cancel = cancel ? cancel : ctx.world.stop;
+    runs.push_back(std::async(std::launch::async, [&ctx, spec] { return ctx.world.runner->run(spec); }));
+  }
+  std::vector<ProcessResult> results;
+  for (auto& r : runs) results.push_back(r.get());
+  // A finding counts whatever the other tool did; a tool stopped by a signal
+  // or its timeout says nothing against the candidate.
+  for (size_t i = 0; i < tools.size(); ++i) {
+    const auto& r = results[i];
+    if (r.cancelled || r.timed_out) continue;
+    // The harness prints protocol replies on stdout; the sanitizer reports on stdout too.
+    if (auto finding = sanitizer_finding(r.out + "\n" + r.err, r.exit_code))
+      return fmt::format("{} on {}: {}", tools[i], w.name, *finding);
+  }
+  std::string done;
+  for (size_t i = 0; i < tools.size(); ++i) {
+    if (results[i].cancelled) {
       *note = "interrupted";
       return std::nullopt;
     }
-    if (r.timed_out) {
-      *note = done + std::string(t) + " timed out; not counted against the candidate";
-      return std::nullopt;
-    }
-    // The harness prints protocol replies on stdout; the sanitizer reports on stdout too.
-    if (auto finding = sanitizer_finding(r.out + "\n" + r.err, r.exit_code))
-      return fmt::format("{} on {}: {}", t, w.name, *finding);
-    done += std::string(t) + " clean; ";
+    done += tools[i] + (results[i].timed_out ? " timed out (not counted against the candidate); " : " clean; ");
   }
   *note = done + "on " + w.name;
   return std::nullopt;

@@ -109,9 +109,10 @@ std::string commit_message(const RunContext& ctx, int id, const Proposal& p, con
 
 // sanitizer.cpp: compute-sanitizer memcheck/racecheck on the smallest workload.
 // nullopt: clean or not available (*note says which); else the finding.
-// `gpu` < 0: the run's --gpu.
+// `gpu` < 0: the run's --gpu. `cancel` (else the run's stop signal) abandons it.
 std::optional<std::string> run_sanitizers(RunContext& ctx, const std::filesystem::path& artifact,
-                                          std::string* note, int gpu = -1);
+                                          std::string* note, int gpu = -1,
+                                          const std::atomic<bool>* cancel = nullptr);
 
 // Parses compute-sanitizer output: nullopt when it reports no errors.
 std::optional<std::string> sanitizer_finding(const std::string& output, int exit_code);

@@ -40,11 +40,24 @@ case "${1:-}" in
     mapfile -t flags < <(manifest harness flags)
     carried=()
     [ -f "$REPO/.carry/include/nlohmann/json.hpp" ] && carried=(-I"$REPO/.carry/include")
-    run "$NVCC" -std=c++17 -O2 -arch="$(manifest build arch)" "${flags[@]}" \
-      -I"$REPO/include" -I"$REPO/src/harness" -I"$PKG" "${carried[@]}" \
-      "$REPO"/src/harness/common/*.cpp "$REPO"/src/harness/cuda/*.cu "$REPO"/src/harness/cuda/*.cpp \
-      "${sources[@]/#/$PKG/}" \
-      -L"$CUDA_ROOT/lib64/stubs" -lcuda -ldl -o "$out"
+    # As the driver does: each source compiled on its own core, then one link.
+    objects=$(mktemp -d)
+    trap 'rm -rf "$objects"' EXIT
+    compile=("$NVCC" -std=c++17 -O2 -arch="$(manifest build arch)" "${flags[@]}"
+             -I"$REPO/include" -I"$REPO/src/harness" -I"$PKG" "${carried[@]}" -Xcompiler=-pthread)
+    pids=() objs=() i=0
+    for src in "$REPO"/src/harness/common/*.cpp "$REPO"/src/harness/cuda/*.cu "$REPO"/src/harness/cuda/*.cpp \
+               "${sources[@]/#/$PKG/}"; do
+      obj=$objects/$i-$(basename "${src%.*}").o
+      i=$((i + 1))
+      objs+=("$obj")
+      while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do sleep 0.2; done
+      run "${compile[@]}" -c "$src" -o "$obj" &
+      pids+=($!)
+    done
+    for pid in "${pids[@]}"; do wait "$pid"; done
+    run "$NVCC" -arch="$(manifest build arch)" "${objs[@]}" "${flags[@]}" \
+      -L"$CUDA_ROOT/lib64/stubs" -lcuda -ldl -Xcompiler=-pthread -o "$out"
     ;;
   cubin)
     src=$2 out=$3

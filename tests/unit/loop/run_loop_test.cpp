@@ -89,13 +89,18 @@ TEST_CASE("the run's seed is recorded once, and a seed out of range is refused, 
   CHECK(h2["config"]["seed"] == h2["seed"]);
 }
 
-TEST_CASE("a tunables-only candidate is screened before it is verified, and verified everywhere before it is measured") {
+TEST_CASE("a tunables-only candidate is screened, verified on the quick set, measured, and verified everywhere only before it is kept") {
   Fixture f;
   int code = run_loop(f.world, f.request({{"goal", "5x"}, {"max_iters", 3}, {"plateau", 0}}));
   CHECK(code == kExitStopped);
   auto cands = of(f.lines(), "candidate");
   REQUIRE(cands.size() == 3);   // every value of X but the start's
-  int screened_out = 0, verified = 0;
+  // The candidate's verifications in the harness, in order: the benches before each.
+  std::vector<int> benches_before;
+  for (const auto& [slot, benches] : f.calls.verifies)
+    if (slot == "cand") benches_before.push_back(benches);
+  size_t next = 0;
+  int kept = 0;
   for (const auto& c : cands) {
     INFO(c.dump());
     const std::string reason = c["reason"];
@@ -106,26 +111,38 @@ TEST_CASE("a tunables-only candidate is screened before it is verified, and veri
       CHECK(reason.find("timed replay") != std::string::npos);
       CHECK_FALSE(c.contains("verify"));
     } else if (reason.rfind("screen:", 0) == 0) {
-      ++screened_out;
       CHECK_FALSE(c.contains("verify"));   // a loser costs its screen only
     } else {
-      // Past the screen: the quick set and the rest, before any full measurement.
-      ++verified;
-      REQUIRE(c.contains("verify"));
-      CHECK(c["verify"]["workloads"].size() == 2);
-      CHECK(c.contains("screen"));
+      REQUIRE(c["decision"] == "keep");
+      ++kept;
+      // The quick set before the full measurement, the rest after the confirming one.
+      REQUIRE(c["verify"]["workloads"].size() == 2);
+      REQUIRE(next + 1 < benches_before.size());
+      CHECK(benches_before[next] >= 2);   // the A/A calibration, then at least its screen
+      CHECK(benches_before[next + 1] - benches_before[next] >= 2);   // measured and confirmed in between
+      CHECK(c.contains("bench"));
+      CHECK(c.contains("confirm"));
+      next += 2;
     }
   }
-  CHECK(verified >= 1);   // X = 2 is faster than the start
-  // In the harness: the candidate's first verify follows its screen's bench.
-  REQUIRE_FALSE(f.calls.verifies.empty());
-  int benches_before_first_candidate_verify = -1;
-  for (const auto& [slot, benches] : f.calls.verifies)
-    if (slot == "cand") {
-      benches_before_first_candidate_verify = benches;
-      break;
-    }
-  CHECK(benches_before_first_candidate_verify >= 2);   // the A/A calibration, then at least one screen
+  CHECK(kept >= 1);   // X = 1 and X = 2 are faster than the start
+  CHECK(next == benches_before.size());
+
+  // Measured and not kept: the quick set was verified, the rest never needed to be.
+  Fixture g;
+  code = run_loop(g.world, g.request({{"goal", "5x"}, {"max_iters", 3}, {"plateau", 0}, {"min_gain", 0.5}}));
+  CHECK(code == kExitStopped);
+  int measured = 0;
+  for (const auto& c : of(g.lines(), "candidate")) {
+    INFO(c.dump());
+    CHECK(c["decision"] != "keep");
+    if (!c.contains("bench")) continue;
+    ++measured;
+    CHECK(c["decision"] == "discard");
+    REQUIRE(c["verify"]["workloads"].size() == 1);
+    CHECK(c["verify"]["workloads"][0]["name"] == "w1");
+  }
+  CHECK(measured >= 1);   // X = 1 and X = 2 pass the screen and fall short of a 50% gain
 }
 
 TEST_CASE("--screen-first false verifies a tunables-only candidate before its screen") {
