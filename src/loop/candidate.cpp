@@ -275,6 +275,7 @@ class CandidateRun {
     }
     const auto& b = pb.build;
     rec_["build"] = build_json(pb);
+    rec_["build"]["ahead"] = prebuilt != nullptr;   // made on spare cores while earlier candidates were judged
     if (b.cancelled || ctx_.stop_requested()) {
       finish(Decision::Interrupted, "stopped by a signal while building");
       return false;

@@ -91,7 +91,10 @@ class Loop {
       } else {
         ctx_.infra_failures_in_a_row = 0;
       }
-      if (r.decision == Decision::Keep) ctx_.untried_at_keep = ctx_.agent->untried();
+      if (r.decision == Decision::Keep) {
+        ctx_.untried_at_keep = ctx_.agent->untried();
+        rebase_queue();
+      }
       refill_ahead();
     }
     discard_queue();
@@ -151,7 +154,8 @@ class Loop {
       rebased = ctx_.agent->rebase(p.proposal, agent_context());
     }
     bool same_build = rebased && rebased->tunables == p.proposal.tunables && !p.proposal.changes_source();
-    if (!same_build && p.build.valid()) {
+    const bool was_built_ahead = p.build.valid();
+    if (!same_build && was_built_ahead) {
       wait_for(p.build);
       p.build = {};
       std::error_code ec;
@@ -159,21 +163,38 @@ class Loop {
     }
     if (!rebased) return false;
     p.proposal = std::move(*rebased);
+    if (!same_build && was_built_ahead) start_build(p);
     return true;
   }
+
+  // Right after a keep, every proposal waiting in the queue is moved onto the
+  // new incumbent at once, so the ones whose settings changed are rebuilt side
+  // by side on the spare cores, not one by one when their turn comes.
+  void rebase_queue() {
+    for (auto it = queue_.begin(); it != queue_.end();) {
+      if (current(*it)) {
+        ++it;
+      } else {
+        it = queue_.erase(it);
+      }
+    }
+  }
+
 
   void enqueue(Proposal pr) {
     Pending p;
     p.id = ++next_id_;
     if (p.id <= ctx_.last_id) p.id = next_id_ = ctx_.last_id + 1;
     p.proposal = std::move(pr);
-    if (jobs_ > 1 && ctx_.agent->proposes_tunables_only()) {
-      auto tunables = p.proposal.tunables;
-      int id = p.id;
-      p.build = std::async(std::launch::async,
-                           [this, tunables, id] { return prepare_build(ctx_, tunables, id, &cancel_builds_); });
-    }
+    if (jobs_ > 1 && ctx_.agent->proposes_tunables_only()) start_build(p);
     queue_.push_back(std::move(p));
+  }
+
+  void start_build(Pending& p) {
+    auto tunables = p.proposal.tunables;
+    int id = p.id;
+    p.build = std::async(std::launch::async,
+                         [this, tunables, id] { return prepare_build(ctx_, tunables, id, &cancel_builds_); });
   }
 
   void wait_for(std::future<PreparedBuild>& f) {
