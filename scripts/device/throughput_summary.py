@@ -38,6 +38,15 @@ def main(path):
                 parts[k] += v
     if total > 0:
         print(f"verification {total:.1f} s: " + ", ".join(f"{k} {100 * v / total:.0f}%" for k, v in parts.most_common()))
+    # What a long run is made of: the candidates that are not kept, once the
+    # setup is paid and the keeps are rare.
+    measuring = ("screen", "measure", "confirm", "vs_baseline", "aa_refresh")
+    rest = [c for c in cands if c.get("decision") != "keep"]
+    wall_rest = sum(sum(c.get("phases", {}).values()) for c in rest)
+    if wall_rest > 0:
+        busy = sum(sum(c.get("phases", {}).get(k, 0) for k in measuring) for c in rest)
+        print(f"not kept: {len(rest)} candidates, {wall_rest:.1f} s, measuring {busy:.1f} s = "
+              f"{100 * busy / wall_rest:.1f}%")
     for c in cands:
         if c.get("decision") == "keep":
             ph = {k: round(v, 1) for k, v in c.get("phases", {}).items() if v > 0.05}
