@@ -114,8 +114,16 @@ fs::path build_harness(const Manifest& m, const Paths& p, const Toolchain& tc, P
   compile.push_back("-I" + root.string());
   compile.push_back("-I" + m.dir.string());
   compile.insert(compile.end(), m.harness.flags.begin(), m.harness.flags.end());
-  if (m.backend == Backend::Cuda) compile.push_back("-Xcompiler=-pthread");
-  else compile.push_back("-pthread");
+  const std::string pthread = m.backend == Backend::Cuda ? "-Xcompiler=-pthread" : "-pthread";
+  compile.push_back(pthread);
+  auto spec_for = [&](std::vector<std::string> argv) {
+    ProcessSpec spec;
+    spec.argv = std::move(argv);
+    spec.cwd = dir;
+    spec.timeout = std::chrono::seconds(900);
+    spec.cancel = cancel;
+    return spec;
+  };
 
   // Each source compiles on its own core (the oracle and the CUDA sources take
   // most of a minute each with nvcc); one link makes the executable.
@@ -127,13 +135,9 @@ fs::path build_harness(const Manifest& m, const Paths& p, const Toolchain& tc, P
   if (m.backend == Backend::Cuda) link.push_back("-arch=" + m.build.arch);
   for (size_t i = 0; i < sources.size(); ++i) {
     fs::path obj = objects / fmt::format("{}-{}.o", i, sources[i].stem().string());
-    ProcessSpec spec;
-    spec.argv = compile;
-    spec.argv.insert(spec.argv.end(), {"-c", sources[i].string(), "-o", obj.string()});
-    spec.cwd = dir;
-    spec.timeout = std::chrono::seconds(900);
-    spec.cancel = cancel;
-    specs.push_back(std::move(spec));
+    auto argv = compile;
+    argv.insert(argv.end(), {"-c", sources[i].string(), "-o", obj.string()});
+    specs.push_back(spec_for(std::move(argv)));
     link.push_back(obj.string());
   }
   link.insert(link.end(), m.harness.flags.begin(), m.harness.flags.end());
@@ -145,7 +149,7 @@ fs::path build_harness(const Manifest& m, const Paths& p, const Toolchain& tc, P
     link.push_back("-lcuda");
   }
   link.push_back("-ldl");
-  link.push_back(m.backend == Backend::Cuda ? "-Xcompiler=-pthread" : "-pthread");
+  link.push_back(pthread);
   // A CPU candidate runs inside the harness process: full RELRO makes the
   // harness's GOT read-only after start-up, so a kernel cannot redirect the
   // harness's own library calls (the comparison's, the reply's) through it.
@@ -153,11 +157,7 @@ fs::path build_harness(const Manifest& m, const Paths& p, const Toolchain& tc, P
   fs::path tmp = dir / "harness.tmp";
   link.push_back("-o");
   link.push_back(tmp.string());
-  ProcessSpec link_spec;
-  link_spec.argv = link;
-  link_spec.cwd = dir;
-  link_spec.timeout = std::chrono::seconds(900);
-  link_spec.cancel = cancel;
+  const ProcessSpec link_spec = spec_for(std::move(link));
 
   auto failed = [&](const ProcessSpec& spec, const ProcessResult& r) {
     if (r.cancelled) throw Fatal(kExitInterrupted, "interrupted while building the harness");

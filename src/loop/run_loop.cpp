@@ -180,7 +180,6 @@ class Loop {
     }
   }
 
-
   void enqueue(Proposal pr) {
     Pending p;
     p.id = ++next_id_;
