@@ -1,6 +1,10 @@
-// Input generation on the GPU, from a seed, by hash (every value is a pure
-// function of its seed and position, so the largest pool, ~47 GB, fills in
-// tens of milliseconds and any element can be reproduced).
+// Input generation on the GPU, from a seed, by hash: every value is a pure
+// function of its seed and position, so any element can be reproduced, and a
+// record can be written whenever an index row first names its slot. Only
+// those records are written; the rest of the pool stays NaN, so a kernel that
+// reads a slot no index names reads NaN (sparse_mla.md: "unused cache slots
+// filled with NaN to catch bad reads"), and the largest pool (~47 GB) costs a
+// memset instead of hashing every one of its 24 billion values.
 #include <cuda_fp8.h>
 
 #include <climits>
@@ -139,62 +143,63 @@ __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
   return *reinterpret_cast<const uint32_t*>(&v);
 }
 
-// One warp per slot. NaN (all bytes 0xFF: bf16 NaN, e4m3 NaN, fp32 NaN) where unused.
-__global__ void pool_kernel(unsigned char* kv, PoolArgs a) {
+// One warp writes slot `slot`'s record, the token at position `pos` of its
+// request (every lane takes part: the FP8 scales are shared by shuffles).
+__device__ void write_record(unsigned char* kv, long long slot, long long pos, const PoolArgs& a, int lane) {
+  if (!a.fp8) {
+    uint4* rec = reinterpret_cast<uint4*>(kv + slot * 1152);
+    for (int c = lane; c < 72; c += 32) {
+      float x[8];
+      for (int k = 0; k < 8; ++k) x[k] = kv_value(a.seed, slot, c * 8 + k, a.dist, pos, a.outlier_tokens);
+      rec[c] = make_uint4(pack_bf16(x[0], x[1]), pack_bf16(x[2], x[3]), pack_bf16(x[4], x[5]), pack_bf16(x[6], x[7]));
+    }
+    return;
+  }
+  // FP8 record: lane l quantises latent values [16l, 16l+16); 8 lanes share a scale group of 128.
+  unsigned char* rec = kv + slot * 656;
+  float x[16];
+  float amax = 0.f;
+  for (int k = 0; k < 16; ++k) {
+    x[k] = kv_value(a.seed, slot, lane * 16 + k, a.dist, pos, a.outlier_tokens);
+    amax = fmaxf(amax, fabsf(x[k]));
+  }
+  for (int off = 1; off < 8; off <<= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, off));
+  const float scale = exp2f(ceilf(log2f(fmaxf(amax / 448.f, 1e-4f))));
+  uint32_t w[4];
+  for (int k = 0; k < 4; ++k) {
+    w[k] = 0;
+    for (int j = 0; j < 4; ++j) {
+      const uint32_t byte = __nv_cvt_float_to_fp8(x[4 * k + j] / scale, __NV_SATFINITE, __NV_E4M3);
+      w[k] |= byte << (8 * j);
+    }
+  }
+  const float s0 = __shfl_sync(0xffffffffu, scale, 0), s1 = __shfl_sync(0xffffffffu, scale, 8);
+  const float s2 = __shfl_sync(0xffffffffu, scale, 16), s3 = __shfl_sync(0xffffffffu, scale, 24);
+  reinterpret_cast<uint4*>(rec)[lane] = make_uint4(w[0], w[1], w[2], w[3]);
+  if (lane == 0) {
+    reinterpret_cast<uint4*>(rec + 512)[0] =
+        make_uint4(__float_as_uint(s0), __float_as_uint(s1), __float_as_uint(s2), __float_as_uint(s3));
+  } else if (lane <= 8) {
+    const int d0 = 512 + (lane - 1) * 8;
+    float r[8];
+    for (int k = 0; k < 8; ++k) r[k] = kv_value(a.seed, slot, d0 + k, a.dist, pos, a.outlier_tokens);
+    reinterpret_cast<uint4*>(rec + 528)[lane - 1] =
+        make_uint4(pack_bf16(r[0], r[1]), pack_bf16(r[2], r[3]), pack_bf16(r[4], r[5]), pack_bf16(r[6], r[7]));
+  }
+}
+
+// One warp per index entry: the record of every slot an index row names. Two
+// rows naming one slot write the same bytes (a record is a pure function of
+// the pool's seed and the slot), so the order of the writes does not matter.
+__global__ void records_kernel(unsigned char* kv, const int* idx, long long entries, PoolArgs a) {
   const int lane = threadIdx.x & 31;
   const long long warps = static_cast<long long>(gridDim.x) * blockDim.x / 32;
-  const uint4 nan4 = make_uint4(~0u, ~0u, ~0u, ~0u);
-  for (long long slot = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32; slot < a.num_slots;
-       slot += warps) {
+  for (long long e = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32; e < entries; e += warps) {
+    const int slot = idx[e];   // the same for the whole warp: the branches below are uniform
+    if (slot < 0 || slot >= a.num_slots) continue;
     const long long pos = slot_position(slot, a);
-    const bool used = pos >= 0;
-    if (!a.fp8) {
-      uint4* rec = reinterpret_cast<uint4*>(kv + slot * 1152);
-      for (int c = lane; c < 72; c += 32) {
-        uint4 v = nan4;
-        if (used) {
-          float x[8];
-          for (int k = 0; k < 8; ++k) x[k] = kv_value(a.seed, slot, c * 8 + k, a.dist, pos, a.outlier_tokens);
-          v = make_uint4(pack_bf16(x[0], x[1]), pack_bf16(x[2], x[3]), pack_bf16(x[4], x[5]), pack_bf16(x[6], x[7]));
-        }
-        rec[c] = v;
-      }
-      continue;
-    }
-    // FP8 record: lane l quantises latent values [16l, 16l+16); 8 lanes share a scale group of 128.
-    unsigned char* rec = kv + slot * 656;
-    float x[16];
-    float amax = 0.f;
-    for (int k = 0; k < 16; ++k) {
-      x[k] = used ? kv_value(a.seed, slot, lane * 16 + k, a.dist, pos, a.outlier_tokens) : 0.f;
-      amax = fmaxf(amax, fabsf(x[k]));
-    }
-    for (int off = 1; off < 8; off <<= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, off));
-    const float scale = exp2f(ceilf(log2f(fmaxf(amax / 448.f, 1e-4f))));
-    uint32_t w[4];
-    for (int k = 0; k < 4; ++k) {
-      w[k] = 0;
-      for (int j = 0; j < 4; ++j) {
-        const uint32_t byte = __nv_cvt_float_to_fp8(x[4 * k + j] / scale, __NV_SATFINITE, __NV_E4M3);
-        w[k] |= byte << (8 * j);
-      }
-    }
-    const float s0 = __shfl_sync(0xffffffffu, scale, 0), s1 = __shfl_sync(0xffffffffu, scale, 8);
-    const float s2 = __shfl_sync(0xffffffffu, scale, 16), s3 = __shfl_sync(0xffffffffu, scale, 24);
-    reinterpret_cast<uint4*>(rec)[lane] = used ? make_uint4(w[0], w[1], w[2], w[3]) : nan4;
-    if (lane == 0) {
-      reinterpret_cast<uint4*>(rec + 512)[0] =
-          used ? make_uint4(__float_as_uint(s0), __float_as_uint(s1), __float_as_uint(s2), __float_as_uint(s3)) : nan4;
-    } else if (lane <= 8) {
-      const int d0 = 512 + (lane - 1) * 8;
-      uint4 v = nan4;
-      if (used) {
-        float r[8];
-        for (int k = 0; k < 8; ++k) r[k] = kv_value(a.seed, slot, d0 + k, a.dist, pos, a.outlier_tokens);
-        v = make_uint4(pack_bf16(r[0], r[1]), pack_bf16(r[2], r[3]), pack_bf16(r[4], r[5]), pack_bf16(r[6], r[7]));
-      }
-      reinterpret_cast<uint4*>(rec + 528)[lane - 1] = v;
-    }
+    if (pos < 0) continue;     // no token there: it stays NaN
+    write_record(kv, slot, pos, a, lane);
   }
 }
 
@@ -309,10 +314,17 @@ unsigned blocks_for(long long work, int per_block) {
 
 }  // namespace
 
-void generate_pool(void* kv, const Shape& s, const DeviceLayout& layout, uint64_t seed, int distribution) {
+void clear_pool(void* kv, const Shape& s) {
+  AR_CUDA("problem_error", cudaMemset(kv, 0xFF, s.pool_bytes()));   // bf16, e4m3 and fp32 NaN
+}
+
+void write_records(void* kv, const Shape& s, const DeviceLayout& layout, uint64_t seed, int distribution,
+                   const int* indices) {
   PoolArgs a{layout, s.num_slots, s.pages, s.batch, s.page_size, s.fp8 ? 1 : 0, distribution,
              s.use_topk_length ? kOutlierTokens : kOutlierTokens - 1, seed};
-  pool_kernel<<<blocks_for(s.num_slots * 32, kThreads), kThreads>>>(static_cast<unsigned char*>(kv), a);
+  const long long entries = static_cast<long long>(s.idx_elems());
+  records_kernel<<<blocks_for(entries * 32, kThreads), kThreads>>>(static_cast<unsigned char*>(kv), indices, entries,
+                                                                  a);
   AR_CUDA("problem_error", cudaGetLastError());
 }
 

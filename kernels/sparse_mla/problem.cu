@@ -6,11 +6,12 @@
 // once per workload and shared by every rotation; rotations own their q,
 // indices, topk_length, outputs and reference outputs. A randomize() with a
 // distribution other than the pool's draws a fresh pool (contexts, shuffled
-// pages, values, NaN in unused slots) and re-derives every rotation's indices
-// from that rotation's own seed, so each rotation always holds valid,
-// consistent inputs; one with the pool's distribution (a bench's rotations, its
-// re-randomised checks) keeps the pool and redraws only that rotation's q,
-// indices and topk_length, so the other rotations' inputs stay as they were.
+// pages, every slot NaN) and re-derives every rotation's indices from that
+// rotation's own seed, writing the records they name, so each rotation always
+// holds valid, consistent inputs; one with the pool's distribution (a bench's
+// rotations, its re-randomised checks) keeps the pool, redraws only that
+// rotation's q, indices and topk_length, and writes the records its new
+// indices name, so the other rotations' inputs stay as they were.
 //
 // The reference's results never stay readable on the device while a candidate
 // could run: run_reference() copies them to the host and fills its device
@@ -279,7 +280,8 @@ class SparseMlaProblem final : public ar::harness::Problem {
                                         (s.batch + 1) * sizeof(long long), cudaMemcpyHostToDevice));
     const DeviceLayout dl = device_layout();
     if (fresh_pool) {
-      generate_pool(pool_.as<void>(), s, dl, mix64(seed ^ kSaltPool), distribution);
+      clear_pool(pool_.as<void>(), s);
+      pool_seed_ = mix64(seed ^ kSaltPool);
       pool_distribution_ = distribution;
     }
 
@@ -294,11 +296,14 @@ class SparseMlaProblem final : public ar::harness::Problem {
       AR_CUDA("problem_error", cudaMemcpy(r.topk_length.as<int>(), r.host_topk_length.data(), s.batch * sizeof(int),
                                           cudaMemcpyHostToDevice));
     }
-    // A fresh pool changed under every rotation: re-derive each one's indices.
+    // A fresh pool changed under every rotation: re-derive each one's indices,
+    // and write the records they name (a record an earlier draw named stays:
+    // it holds the same bytes it would be written with again).
     for (Rotation& x : rotations_) {
       if (!x.randomized || (!fresh_pool && &x != &r)) continue;
       generate_indices(x.indices.as<int>(), s, dl, mix64(x.seed ^ kSaltIdx), x.distribution, x.empty_row,
                        x.single_row, s.use_topk_length ? x.topk_length.as<int>() : nullptr);
+      write_records(pool_.as<void>(), s, dl, pool_seed_, pool_distribution_, x.indices.as<int>());
       x.reference_valid = false;
     }
     AR_CUDA("problem_error", cudaDeviceSynchronize());
@@ -478,12 +483,20 @@ class SparseMlaProblem final : public ar::harness::Problem {
     const Tolerance ref_out_tol = scaled(tol_out, kReferenceToleranceFactor);
     const Tolerance ref_lse_tol = scaled(tol_lse, kReferenceToleranceFactor);
     HostCheck cand_out, cand_lse, ref_out, ref_lse;
-    std::vector<double> out64, lse64, logit_scale64;
     std::vector<uint16_t> cand_row(512);
     std::vector<float> ref_row(512);
-    for (long long row : oracle_rows(r, seed)) {
-      const OracleRow o = load_oracle_row(r, row, seed);
-      oracle_row(o, s, &out64, &lse64, &logit_scale64);
+    // Off the device one by one (they share the staging buffer), then float64 for all at once.
+    const std::vector<long long> rows = oracle_rows(r, seed);
+    std::vector<OracleRow> loaded;
+    for (long long row : rows) loaded.push_back(load_oracle_row(r, row, seed));
+    std::vector<OracleResult> results;
+    oracle_each_row(loaded, s, &results);
+    for (size_t n = 0; n < rows.size(); ++n) {
+      const long long row = rows[n];
+      const OracleRow& o = loaded[n];
+      const std::vector<double>& out64 = results[n].out;
+      const std::vector<double>& lse64 = results[n].lse;
+      const std::vector<double>& logit_scale64 = results[n].logit_scale;
       for (size_t k = 0; k < o.heads.size(); ++k) {
         const int h = o.heads[k];
         const long long rh = row * s.heads + h;
@@ -514,6 +527,7 @@ class SparseMlaProblem final : public ar::harness::Problem {
   Shape shape_;
   bool prepared_ = false;
   int pool_distribution_ = -1;   // the distribution the pool holds; -1: none yet
+  uint64_t pool_seed_ = 0;        // the seed its records are written from
   uint64_t secret_ = process_secret();
   DeviceBuffer pool_, context_, page_offset_, staging_;
   PoolLayout layout_;

@@ -132,7 +132,12 @@ struct DeviceLayout {          // PoolLayout on the device
   uint64_t perm_key;
 };
 
-void generate_pool(void* kv, const Shape& s, const DeviceLayout& layout, uint64_t seed, int distribution);
+// The pool starts all NaN; write_records() then writes the record of every
+// in-range slot a row of `indices` ([rows][topk]) names, for the pool's seed
+// and distribution (idempotent: a record depends only on them and its slot).
+void clear_pool(void* kv, const Shape& s);
+void write_records(void* kv, const Shape& s, const DeviceLayout& layout, uint64_t seed, int distribution,
+                   const int* indices);
 void generate_q(__nv_bfloat16* q, const Shape& s, uint64_t seed, int distribution);
 // Rows with index -2 for `empty_row` / `single_row` have no such special row.
 // `topk_length` (device, nullable) places kOutliers' keys relative to each request's valid length.
@@ -199,6 +204,12 @@ struct OracleRow {
 // over the valid positions, the size of the terms a float32 lse is rounded from.
 void oracle_row(const OracleRow& row, const Shape& s, std::vector<double>* out, std::vector<double>* lse,
                 std::vector<double>* logit_scale = nullptr);
+
+// oracle_row() for every row at once (each on its own threads), with the logit scales.
+struct OracleResult {
+  std::vector<double> out, lse, logit_scale;
+};
+void oracle_each_row(const std::vector<OracleRow>& rows, const Shape& s, std::vector<OracleResult>* results);
 
 // The pass rule of one element (FlashMLA's), the one definition the GPU
 // comparison and the float64 rows share: a non-finite value must match the

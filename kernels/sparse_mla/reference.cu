@@ -22,11 +22,32 @@ __device__ float e4m3_to_float(unsigned char v) {
   return (v & 0x80) ? -mag : mag;
 }
 
-__device__ float kv_at(const void* kv, int slot, int d, int fp8) {
-  if (!fp8) return __bfloat162float(static_cast<const __nv_bfloat16*>(kv)[static_cast<size_t>(slot) * 576 + d]);
-  const unsigned char* rec = static_cast<const unsigned char*>(kv) + static_cast<size_t>(slot) * 656;
-  if (d < 512) return e4m3_to_float(rec[d]) * reinterpret_cast<const float*>(rec + 512)[d / 128];
-  return __bfloat162float(reinterpret_cast<const __nv_bfloat16*>(rec + 528)[d - 512]);
+__device__ float bf16_bits_to_float(uint32_t bits) { return __uint_as_float(bits << 16); }
+
+// Dimensions [8c, 8c + 8) of a slot's 576, c < 72, from one 16-byte load (BF16
+// rows; FP8 rope) or one 8-byte load and the group's scale (FP8 latent): a
+// lane's whole share of a row in a few wide loads, where one 2-byte load per
+// dimension spent most of the reference's time issuing loads.
+__device__ void chunk8(const void* kv, int slot, int c, int fp8, float v[8]) {
+  const unsigned char* base = static_cast<const unsigned char*>(kv);
+  if (!fp8 || c >= 64) {
+    const unsigned char* at = fp8 ? base + static_cast<size_t>(slot) * 656 + 528 + (c - 64) * 16
+                                  : base + static_cast<size_t>(slot) * 1152 + c * 16;
+    const uint4 w = *reinterpret_cast<const uint4*>(at);
+    const uint32_t words[4] = {w.x, w.y, w.z, w.w};
+    for (int k = 0; k < 4; ++k) {
+      v[2 * k] = bf16_bits_to_float(words[k] & 0xFFFFu);
+      v[2 * k + 1] = bf16_bits_to_float(words[k] >> 16);
+    }
+    return;
+  }
+  const unsigned char* rec = base + static_cast<size_t>(slot) * 656;
+  const uint2 w = *reinterpret_cast<const uint2*>(rec + c * 8);
+  const float scale = reinterpret_cast<const float*>(rec + 512)[c / 16];
+  for (int k = 0; k < 8; ++k) {
+    const uint32_t word = k < 4 ? w.x : w.y;
+    v[k] = e4m3_to_float(static_cast<unsigned char>(word >> (8 * (k % 4)))) * scale;
+  }
 }
 
 template <typename Op>
@@ -42,9 +63,11 @@ __device__ float block_reduce(float v, float* scratch, Op op) {
 
 __global__ void __launch_bounds__(kThreads) reference_kernel(ReferenceArgs a) {
   extern __shared__ float sm[];
-  float* score = sm;                 // [topk]
-  float* qf = sm + a.topk;           // [576]
-  float* scratch = qf + 576;         // [kWarps]
+  float* qf = sm;                    // [576], first: 16-byte aligned for the float4 reads
+  float* score = qf + 576;           // [topk]
+  float* scratch = score + a.topk;   // [kWarps]
+  float* partial = scratch + kWarps; // [kWarps][512]: each warp's share of out
+  int* slots = reinterpret_cast<int*>(partial + kWarps * 512);   // [topk]: the slot, -1 where not valid
   const int rh = blockIdx.x;         // (b * s_q + i) * heads + h
   const int row = rh / a.heads, h = rh - row * a.heads;
   const int b = row / a.s_q, i = row - b * a.s_q;
@@ -56,14 +79,33 @@ __global__ void __launch_bounds__(kThreads) reference_kernel(ReferenceArgs a) {
   for (int d = threadIdx.x; d < 576; d += kThreads) qf[d] = __bfloat162float(a.q[static_cast<size_t>(rh) * 576 + d]);
   __syncthreads();
 
-  // Pass 1: scores, one warp per position.
+  // Pass 1: scores, one warp per position. BF16: lane l takes dimensions l,
+  // l + 32, ... (2-byte loads side by side). FP8: lane l takes the chunks of
+  // eight dimensions l, l + 32, l + 64 (< 72), decoded from 8-byte loads,
+  // which made the FP8 reference a quarter faster and the BF16 one slower
+  // (scripts/device/reference_speed: the H200's figures for each variant).
+  const __nv_bfloat16* rows = static_cast<const __nv_bfloat16*>(a.kv);
   for (int t = warp; t < a.topk; t += kWarps) {
     const int slot = idx[t];
     float acc = 0.f;
-    if (valid(t, slot))
-      for (int d = lane; d < 576; d += 32) acc += qf[d] * kv_at(a.kv, slot, d, a.fp8);
+    if (valid(t, slot) && !a.fp8) {
+      for (int d = lane; d < 576; d += 32) acc += qf[d] * __bfloat162float(rows[static_cast<size_t>(slot) * 576 + d]);
+    } else if (valid(t, slot)) {
+      for (int c = lane; c < 72; c += 32) {
+        float v[8];
+        chunk8(a.kv, slot, c, a.fp8, v);
+        // q as two float4s: lanes 8 floats apart would hit one bank 8 ways.
+        const float4 q0 = reinterpret_cast<const float4*>(qf)[2 * c];
+        const float4 q1 = reinterpret_cast<const float4*>(qf)[2 * c + 1];
+        acc += q0.x * v[0] + q0.y * v[1] + q0.z * v[2] + q0.w * v[3] + q1.x * v[4] + q1.y * v[5] + q1.z * v[6] +
+               q1.w * v[7];
+      }
+    }
     for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
-    if (lane == 0) score[t] = valid(t, slot) ? acc * a.scale : -INFINITY;
+    if (lane == 0) {
+      score[t] = valid(t, slot) ? acc * a.scale : -INFINITY;
+      slots[t] = valid(t, slot) ? slot : -1;
+    }
   }
   __syncthreads();
 
@@ -86,14 +128,28 @@ __global__ void __launch_bounds__(kThreads) reference_kernel(ReferenceArgs a) {
   for (int t = threadIdx.x; t < a.topk; t += kThreads) score[t] = expf(score[t] - lse);
   __syncthreads();
 
-  // Pass 3: out = sum_t p_t V_t, one thread per output column.
+  // Pass 3: out = sum_t p_t V_t. Warp w takes positions w, w + kWarps, ...
+  // and lane l the columns [16l, 16l + 16), two chunks of a row, so a warp
+  // reads whole rows (one thread per column walking all positions was most
+  // of the reference's time). The warps' sums are added in warp order: the
+  // result is deterministic.
+  float acc[16];
+  for (int j = 0; j < 16; ++j) acc[j] = 0.f;
+  for (int t = warp; t < a.topk; t += kWarps) {
+    const int slot = slots[t];   // the same for the whole warp
+    if (slot < 0) continue;
+    const float p = score[t];
+    float v[16];
+    chunk8(a.kv, slot, 2 * lane, a.fp8, v);
+    chunk8(a.kv, slot, 2 * lane + 1, a.fp8, v + 8);
+    for (int j = 0; j < 16; ++j) acc[j] += p * v[j];
+  }
+  for (int j = 0; j < 16; ++j) partial[warp * 512 + 16 * lane + j] = acc[j];
+  __syncthreads();
   for (int d = threadIdx.x; d < 512; d += kThreads) {
-    float acc = 0.f;
-    for (int t = 0; t < n_eff; ++t) {
-      const int slot = idx[t];
-      if (valid(t, slot)) acc += score[t] * kv_at(a.kv, slot, d, a.fp8);
-    }
-    out[d] = acc;
+    float sum = 0.f;
+    for (int w = 0; w < kWarps; ++w) sum += partial[w * 512 + d];
+    out[d] = sum;
   }
   if (threadIdx.x == 0) *lse_out = lse;
 }
@@ -112,7 +168,8 @@ __global__ void gather_kernel(const unsigned char* kv, const int* idx, int num_s
 }  // namespace
 
 void run_reference_kernel(const ReferenceArgs& a) {
-  const size_t smem = (static_cast<size_t>(a.topk) + 576 + kWarps) * sizeof(float);
+  const size_t smem = (static_cast<size_t>(a.topk) + 576 + kWarps + kWarps * 512) * sizeof(float) +
+                      static_cast<size_t>(a.topk) * sizeof(int);
   AR_CUDA("problem_error",
           cudaFuncSetAttribute(reference_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   const long long blocks = static_cast<long long>(a.batch) * a.s_q * a.heads;

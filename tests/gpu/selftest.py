@@ -177,6 +177,9 @@ def verify_line(reply):
          f"  lse abs {worst(reply, 'lse', 'max_abs_err'):.2e} rel {worst(reply, 'lse', 'max_rel_err'):.1e}"
          f"  f64 out {worst(reply, 'out@f64', 'max_abs_err'):.1e} lse {worst(reply, 'lse@f64', 'max_abs_err'):.1e}"
          f"  ref-f64 out {worst(reply, 'ref_out@f64', 'max_abs_err'):.1e}  {reply.get('seconds', 0):.2f} s")
+    timing = reply.get("timing") or {}
+    if timing:   # where the verification's time went
+        s += " (" + ", ".join(f"{k} {v:.2f}" for k, v in sorted(timing.items(), key=lambda kv: -kv[1]) if v >= 0.005) + ")"
     if not reply.get("pass"):
         s += f"\n      reason: {reply.get('reason', '')[:300]}"
     return s
