@@ -445,3 +445,57 @@ TEST_CASE("replay_check fields are read strictly", "[harness-core]") {
   REQUIRE(r.at("ok") == true);
   CHECK(r.at("replay_check").at("check_slots") == json::array({"b", "a"}));
 }
+
+TEST_CASE("exercise: the candidate once per distribution on a verify's inputs, and nothing else", "[harness-core]") {
+  World w;
+  std::vector<std::vector<uint32_t>> seen;
+  w.device.kernels["recording"] = [&seen](FakeDevice& d, FakeProblem& p, const Launch& l) {
+    for (double y : p.at(l.rotation).y) CHECK(std::isnan(y));   // poisoned before the launch
+    seen.push_back(p.at(l.rotation).x);
+    honest(d, p, l);
+  };
+  w.load("cand", "recording");
+  json rq = fake_verify("cand");
+  rq["cmd"] = "exercise";
+  rq.erase("tolerances");
+  json r = w.call(rq);
+  INFO(r.dump());
+  REQUIRE(r.at("ok") == true);
+  CHECK(r.at("distributions") == 2);
+  CHECK(r.at("workload") == "w");
+  CHECK(w.device.launches["cand"] == 2);
+  CHECK(w.problem.reference_runs == 0);   // no reference: under the sanitizer it is the candidate alone
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[0] != seen[1]);
+
+  // The inputs are the ones a verify with the same seed draws (its first runs see them).
+  std::vector<std::vector<uint32_t>> verified;
+  w.device.kernels["recording_verify"] = [&verified](FakeDevice& d, FakeProblem& p, const Launch& l) {
+    if (l.number % 2 == 0) verified.push_back(p.at(l.rotation).x);
+    honest(d, p, l);
+  };
+  w.load("cand", "recording_verify");
+  REQUIRE(w.call(fake_verify("cand")).at("pass") == true);
+  CHECK(verified == seen);
+
+  SECTION("a module that keeps state is caught after it, as after verify") {
+    w.device.initial["counter"] = {{"g_calls", 0.0}};
+    w.device.kernels["counter"] = [](FakeDevice& d, FakeProblem& p, const Launch& l) {
+      d.vars[l.slot]["g_calls"] += 1;
+      honest(d, p, l);
+    };
+    w.load("cand", "counter");
+    json s = w.call(rq);
+    REQUIRE(s.at("ok") == false);
+    CHECK(s.at("rule") == "state");
+    CHECK(contains(s.at("error"), "after exercise"));
+  }
+  SECTION("an unloaded slot or a bad workload is a bad request") {
+    json bad = rq;
+    bad["slot"] = "nope";
+    CHECK(w.call(bad).at("kind") == "bad_request");
+    bad = rq;
+    bad.erase("workload");
+    CHECK(w.call(bad).at("kind") == "bad_request");
+  }
+}

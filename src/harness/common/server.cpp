@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "common/bench.h"
+#include "common/exercise.h"
 #include "common/request.h"
 #include "common/verify.h"
 
@@ -35,6 +36,10 @@ struct Commands {
     return run_verify(s.device_, s.problem_, parse_verify_request(rq));
   }
 
+  static json exercise(Server& s, const json& rq) {
+    return run_exercise(s.device_, s.problem_, parse_exercise_request(rq));
+  }
+
   static json bench(Server& s, const json& rq) {
     return run_bench(s.device_, s.problem_, parse_bench_request(rq),
                      [&s](const std::string& when) { s.watch_.require_unchanged(when); });
@@ -50,8 +55,8 @@ namespace {
 
 // One row per command; the protocol's whole surface at a glance.
 const Commands::Entry kCommands[] = {{"hello", Commands::hello},   {"load", Commands::load},
-                                     {"verify", Commands::verify}, {"bench", Commands::bench},
-                                     {"quit", Commands::quit}};
+                                     {"verify", Commands::verify}, {"exercise", Commands::exercise},
+                                     {"bench", Commands::bench},   {"quit", Commands::quit}};
 
 }  // namespace
 
@@ -123,7 +128,7 @@ json Server::handle(const json& request) {
     if (name == e.name) entry = &e;
   if (!entry) {
     reply = error_reply("bad_request",
-                        "unknown command '" + name + "' (expected hello, load, verify, bench or quit)");
+                        "unknown command '" + name + "' (expected hello, load, verify, exercise, bench or quit)");
   } else {
     try {
       reply = entry->handler(*this, request);
@@ -149,7 +154,7 @@ json Server::handle(const json& request) {
   }
   // Whatever the request did, no module may keep state from it (a failed
   // request included: its changes would otherwise be blamed on the next one).
-  if (entry && !fault_ && (name == "verify" || name == "bench")) {
+  if (entry && !fault_ && (name == "verify" || name == "exercise" || name == "bench")) {
     try {
       if (auto guard = settle_state("after " + name)) {
         if (reply.value("ok", false)) reply = guard_reply(*guard, guard->slot);

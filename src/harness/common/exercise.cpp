@@ -1,0 +1,41 @@
+#include "common/exercise.h"
+
+#include <chrono>
+
+#include "common/session.h"
+
+namespace ar::harness {
+
+ExerciseRequest parse_exercise_request(const json& request) {
+  ExerciseRequest rq;
+  rq.slot = string_field(request, "slot");
+  rq.workload = workload_field(request);
+  rq.seed = seed_field(request, "seed", 0);
+  return rq;
+}
+
+json run_exercise(Device& device, Problem& problem, const ExerciseRequest& rq) {
+  const auto start = std::chrono::steady_clock::now();
+  if (!device.loaded(rq.slot)) throw HarnessError("bad_request", "slot '" + rq.slot + "' is not loaded", rq.slot);
+  if (problem.distributions() < 1)
+    throw HarnessError("problem_error", "the problem declares no input distributions");
+
+  ProblemSession session(device, problem);
+  problem.rotation_bytes(rq.workload.params);   // validates the workload before allocating
+  session.prepare(rq.workload.params, 1);
+  device.bind(rq.slot, problem, 1, kNoPad);
+  // The same inputs a verify with this seed draws, poisoned outputs as there.
+  for (int d = 0; d < problem.distributions(); ++d) {
+    problem.randomize(0, derive_seed(rq.seed, static_cast<uint64_t>(d)), d);
+    problem.poison_outputs(0);
+    device.run(rq.slot, 0);
+  }
+  device.synchronize();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return json{{"ok", true},
+              {"workload", rq.workload.name},
+              {"distributions", problem.distributions()},
+              {"seconds", seconds}};
+}
+
+}  // namespace ar::harness
