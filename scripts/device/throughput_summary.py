@@ -18,6 +18,18 @@ def main(path):
               f"= {100 * s.get('measuring_share', 0):.1f}%")
         phases = sorted(final.get("phases", {}).items(), key=lambda kv: -kv[1])
         print("phases: " + ", ".join(f"{k} {v:.1f} s ({100 * v / wall:.0f}%)" for k, v in phases if v > 0.05))
+    # The setup's parts that the log records: the harness's build (0 when it
+    # was cached), the starting kernel's verification, the first A/A.
+    header = lines[0] if lines and lines[0].get("type") == "header" else {}
+    base_verify = next((l for l in lines if l.get("type") == "verify_baseline"), {})
+    first_aa = next((l for l in lines if l.get("type") == "aa"), {})
+    setup_parts = {"harness build": header.get("harness", {}).get("build_seconds"),
+                   "starting kernel verified": base_verify.get("verify", {}).get("seconds"),
+                   "A/A measured": first_aa.get("gpu_seconds")}
+    known = {k: v for k, v in setup_parts.items() if isinstance(v, (int, float))}
+    if final and known:
+        print("setup: " + ", ".join(f"{k} {v:.1f} s" for k, v in known.items()) +
+              f" (of {final.get('phases', {}).get('setup', 0):.1f} s)")
     by = collections.Counter(c.get("decision") for c in cands)
     print("decisions: " + ", ".join(f"{k} {v}" for k, v in by.most_common()))
     screened = [c for c in cands if c.get("reason", "").startswith("screen:")]

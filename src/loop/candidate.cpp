@@ -522,6 +522,14 @@ class CandidateRun {
   }
 
   void keep() {
+    // The incumbent is the candidate's from here (its commit stays the
+    // previous one until this one is made, for every undo below), and the
+    // loop moves its queue onto it now: the builds that changes compile while
+    // the GPU measures against the start, not after the keep.
+    const Incumbent previous = ctx_.incumbent;
+    ctx_.incumbent = Incumbent{previous.commit, p_.tunables, previous.artifact,
+                               editable_source_hash(ctx_.manifest, ctx_.package_dir), id_};
+    if (ctx_.on_keep_decided) ctx_.on_keep_decided();
     double vs_base = ctx_.vs_baseline * full_.speedup;
     {
       auto timed = ctx_.phases.time(Phase::VsBaseline);
@@ -535,6 +543,7 @@ class CandidateRun {
       auto timed = ctx_.phases.time(Phase::Git);
       sha = ctx_.git->commit_all(commit_message(ctx_, id_, p_, full_, confirm_, threshold_, vs_base));
     } catch (const std::exception& e) {
+      ctx_.incumbent = previous;   // the queue follows it back when its proposals come up
       result_.infrastructure_failure = true;
       finish(Decision::Error, std::string("git commit failed: ") + e.what());
       return;
@@ -544,7 +553,10 @@ class CandidateRun {
     fs::create_directories(kept.parent_path());
     fs::copy_file(artifact_, kept, fs::copy_options::overwrite_existing);
     finish(Decision::Keep, describe_verdict(verdict_, vs_base));
-    if (!result_.log_failed.empty()) return;   // undone: the incumbent stays what it was
+    if (!result_.log_failed.empty()) {   // undone: the incumbent stays what it was
+      ctx_.incumbent = previous;
+      return;
+    }
     ctx_.incumbent = Incumbent{sha, p_.tunables, kept, editable_source_hash(ctx_.manifest, ctx_.package_dir), id_};
     ctx_.vs_baseline = vs_base;
     ctx_.keeps++;

@@ -2,6 +2,7 @@
 // The state of one run, shared by the loop's parts (setup, candidate, final).
 // Private to src/loop.
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -67,6 +68,7 @@ struct RunContext {
   std::optional<Toolchain> toolchain;
   std::unique_ptr<Builder> builder;
   std::filesystem::path harness_exe;
+  double harness_build_seconds = 0;   // this run's wait for the harness (0 when it was cached)
   std::unique_ptr<Harness> harness;
   std::unique_ptr<HarnessSession> session;
   Roofline roofline;
@@ -82,6 +84,12 @@ struct RunContext {
   std::optional<double> incumbent_quick_us; // the incumbent's side of the latest screen
   double aa_half_width = 0;
   int aa_measured_at = 0;                 // candidate id when the A/A spread was last measured
+  bool baseline_aa_pending = false;       // a new run's first A/A, left to the loop (it starts builds first)
+  // Called by a keep once it is decided, before the keep is measured against
+  // the start and committed, with ctx.incumbent already the candidate's (its
+  // commit still the previous one): the loop moves its queue onto it there,
+  // so the builds that changes run while the GPU measures.
+  std::function<void()> on_keep_decided;
   double vs_baseline = 1;                 // best vs baseline, from the latest interleaved measurement
   std::optional<Comparison> vs_baseline_comparison;
 

@@ -27,13 +27,27 @@ struct Pending {
 
 class Loop {
  public:
-  explicit Loop(RunContext& ctx) : ctx_(ctx), jobs_(build_jobs(ctx)) {}
+  explicit Loop(RunContext& ctx) : ctx_(ctx), jobs_(build_jobs(ctx)) {
+    ctx_.on_keep_decided = [this] { rebase_queue(); };
+  }
 
   // An exception leaves through here: builds in flight are stopped and awaited.
-  ~Loop() { discard_queue(); }
+  ~Loop() {
+    ctx_.on_keep_decided = nullptr;
+    discard_queue();
+  }
 
   int run() {
     int first_id = ctx_.last_id + 1;
+    if (ctx_.baseline_aa_pending) {
+      // The first proposals compile on the spare cores while the GPU measures
+      // the starting kernel's noise, so the first candidate finds its build.
+      refill_ahead();
+      auto timed = ctx_.phases.time(Phase::Setup);
+      if (!calibrate_aa(ctx_, "baseline"))
+        throw Fatal(kExitInfrastructure, "could not measure the starting kernel's noise (A/A); see the messages above");
+      ctx_.baseline_aa_pending = false;
+    }
     ctx_.take_phases();   // setup is the final line's, not the first candidate's
     ctx_.untried_at_keep = ctx_.agent->untried();
     std::string stop;

@@ -1,6 +1,8 @@
 // Preflight and setup of a new run or a resumed one: everything before the
 // first proposal. Order matters: nothing in git changes until the starting
 // kernel has been built and verified, so bad input leaves the repo untouched.
+#include <future>
+
 #include <fmt/format.h>
 
 #include "autoresearch/agents/command_agent.h"
@@ -104,7 +106,8 @@ nlohmann::json header_json(RunContext& ctx) {
   h["device"] = ctx.session->device();
   h["compiler"] = {{"path", ctx.toolchain->compiler}, {"version", ctx.toolchain->version},
                    {"identity", ctx.builder->identity()}};
-  h["harness"] = {{"executable", ctx.harness_exe.string()}, {"hash", ctx.cache_context.harness_hash}};
+  h["harness"] = {{"executable", ctx.harness_exe.string()}, {"hash", ctx.cache_context.harness_hash},
+                  {"build_seconds", ctx.harness_build_seconds}};
   h["roofline"] = {{"peak_flops", ctx.roofline.peak_flops},
                    {"peak_bytes_per_s", ctx.roofline.peak_bytes_per_s},
                    {"source", ctx.roofline.source}};
@@ -113,15 +116,41 @@ nlohmann::json header_json(RunContext& ctx) {
   return h;
 }
 
-void prepare_toolchain_and_harness(RunContext& ctx) {
+void prepare_toolchain(RunContext& ctx) {
   std::string why;
   ctx.toolchain = ctx.world.find_toolchain(ctx.manifest.backend, &why);
   if (!ctx.toolchain) throw Fatal(kExitInfrastructure, "preflight: " + why);
   ctx.builder = std::make_unique<Builder>(ctx.manifest, ctx.paths, *ctx.toolchain, *ctx.world.runner);
-  ctx.out().status("building the harness for " + ctx.manifest.name + " (once per package and toolchain)");
+}
+
+void build_and_start_harness(RunContext& ctx) {
+  const double start = ctx.world.clock->now_seconds();
   ctx.harness_exe = ctx.world.build_harness(ctx.manifest, ctx.paths, *ctx.toolchain);
+  ctx.harness_build_seconds = ctx.world.clock->now_seconds() - start;
   start_harness(ctx);
   ctx.roofline = roofline_for(ctx.paths.home, ctx.session->device());
+}
+
+void prepare_toolchain_and_harness(RunContext& ctx) {
+  prepare_toolchain(ctx);
+  ctx.out().status("building the harness for " + ctx.manifest.name + " (once per package and toolchain)");
+  build_and_start_harness(ctx);
+}
+
+// The starting kernel through the guard every candidate faces, then built.
+struct StartBuild {
+  SourceCheck guard;
+  BuildResult built;
+};
+
+StartBuild guard_and_build_start(RunContext& ctx, const Tunables& start) {
+  StartBuild r;
+  r.guard = check_package_source(*ctx.builder, ctx.manifest, ctx.manifest.dir, ctx.package_prefix, {}, start,
+                                 ctx.world.stop);
+  // A source that does not preprocess still builds: the compiler's errors say why.
+  if (r.guard.status != SourceCheck::Status::Finding && r.guard.status != SourceCheck::Status::Cancelled)
+    r.built = ctx.builder->build(ctx.manifest.dir, start, ctx.run_dir / "baseline", ctx.world.stop);
+  return r;
 }
 
 void fill_cache_context(RunContext& ctx) {
@@ -259,7 +288,7 @@ void setup_new_run(RunContext& ctx) {
   exclude_state_dir(ctx.paths);
   fs::create_directories(ctx.run_dir);
   acquire_locks(ctx);
-  prepare_toolchain_and_harness(ctx);
+  prepare_toolchain(ctx);
 
   // The starting kernel, built and verified from the committed checkout before
   // any branch exists.
@@ -269,16 +298,20 @@ void setup_new_run(RunContext& ctx) {
   if (!satisfies_constraints(ctx.manifest, start, &why))
     throw usage_error(fmt::format("{}: the starting tunables break a constraint: {}",
                                   (ctx.manifest.dir / ctx.manifest.tunables_file).string(), why));
-  // The guard every candidate faces, on the starting kernel: otherwise a rule it
-  // breaks rejects every candidate for a line none of them touched.
-  ctx.out().status("checking the starting kernel against the guard");
-  auto guard = check_package_source(*ctx.builder, ctx.manifest, ctx.manifest.dir, ctx.package_prefix, {}, start,
-                                    ctx.world.stop);
+  // The guard every candidate faces, on the starting kernel (otherwise a rule
+  // it breaks rejects every candidate for a line none of them touched), and
+  // its build, beside the harness's build: neither needs the other, and on a
+  // machine without the harness cached that build is most of the setup.
+  ctx.out().status("building the harness for " + ctx.manifest.name +
+                   " (once per package and toolchain) and, beside it, the starting kernel");
+  auto start_build = std::async(std::launch::async, [&ctx, &start] { return guard_and_build_start(ctx, start); });
+  build_and_start_harness(ctx);   // a failure here waits for the kernel's build (the future's destructor)
+  StartBuild sb = start_build.get();
+  const SourceCheck& guard = sb.guard;
   if (guard.status == SourceCheck::Status::Cancelled) throw Fatal(kExitInterrupted, "interrupted before the run started");
   if (guard.status == SourceCheck::Status::Finding)
     throw usage_error("the starting kernel breaks a guard rule: " + guard.finding + "; fix it before a run");
-  ctx.out().status("building the starting kernel");
-  auto built = ctx.builder->build(ctx.manifest.dir, start, ctx.run_dir / "baseline", ctx.world.stop);
+  const BuildResult& built = sb.built;
   if (built.cancelled) throw Fatal(kExitInterrupted, "interrupted before the run started");
   if (!built.ok) throw usage_error("the starting kernel does not build:\n" + built.errors);
   ctx.baseline_artifact = built.artifact;
@@ -321,6 +354,11 @@ void setup_new_run(RunContext& ctx) {
   make_agent(ctx);
   ctx.log->append({{"type", "verify_baseline"}, {"time", ctx.world.clock->now_iso8601()},
                    {"verify", {{"ok", true}, {"seconds", v.seconds}, {"workloads", v.workloads}}}});
+  // One GPU: the loop measures the noise, once it has the first builds going.
+  if (ctx.gpus.size() <= 1) {
+    ctx.baseline_aa_pending = true;
+    return;
+  }
   if (!calibrate_aa(ctx, "baseline"))
     throw Fatal(kExitInfrastructure, "could not measure the starting kernel's noise (A/A); see the messages above");
 }
