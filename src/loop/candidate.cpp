@@ -527,8 +527,8 @@ class CandidateRun {
     // loop moves its queue onto it now: the builds that changes compile while
     // the GPU measures against the start, not after the keep.
     const Incumbent previous = ctx_.incumbent;
-    ctx_.incumbent = Incumbent{previous.commit, p_.tunables, previous.artifact,
-                               editable_source_hash(ctx_.manifest, ctx_.package_dir), id_};
+    const std::string source_hash = editable_source_hash(ctx_.manifest, ctx_.package_dir);
+    ctx_.incumbent = Incumbent{previous.commit, p_.tunables, previous.artifact, source_hash, id_};
     if (ctx_.on_keep_decided) ctx_.on_keep_decided();
     double vs_base = ctx_.vs_baseline * full_.speedup;
     {
@@ -557,7 +557,7 @@ class CandidateRun {
       ctx_.incumbent = previous;
       return;
     }
-    ctx_.incumbent = Incumbent{sha, p_.tunables, kept, editable_source_hash(ctx_.manifest, ctx_.package_dir), id_};
+    ctx_.incumbent = Incumbent{sha, p_.tunables, kept, source_hash, id_};
     ctx_.vs_baseline = vs_base;
     ctx_.keeps++;
     ctx_.last_keep_id = id_;

@@ -16,14 +16,8 @@ ExerciseRequest parse_exercise_request(const json& request) {
 
 json run_exercise(Device& device, Problem& problem, const ExerciseRequest& rq) {
   const auto start = std::chrono::steady_clock::now();
-  if (!device.loaded(rq.slot)) throw HarnessError("bad_request", "slot '" + rq.slot + "' is not loaded", rq.slot);
-  if (problem.distributions() < 1)
-    throw HarnessError("problem_error", "the problem declares no input distributions");
-
   ProblemSession session(device, problem);
-  problem.rotation_bytes(rq.workload.params);   // validates the workload before allocating
-  session.prepare(rq.workload.params, 1);
-  device.bind(rq.slot, problem, 1, kNoPad);
+  session.prepare_unpadded_rotation(rq.slot, rq.workload.params);
   // The same inputs a verify with this seed draws, poisoned outputs as there.
   for (int d = 0; d < problem.distributions(); ++d) {
     problem.randomize(0, derive_seed(rq.seed, static_cast<uint64_t>(d)), d);

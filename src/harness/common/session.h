@@ -4,6 +4,7 @@
 // bindings are dropped before the problem's buffers are freed, so the next
 // request starts clean.
 #include <exception>
+#include <string>
 
 #include "common/device.h"
 
@@ -18,6 +19,18 @@ class ProblemSession {
   void prepare(const nlohmann::json& params, int rotations) {
     problem_.prepare(params, rotations);
     prepared_ = true;
+  }
+
+  // What verify and exercise run `slot` on: one rotation of the workload,
+  // never padded, after the checks both need (the slot is loaded, the problem
+  // has inputs to draw, the workload is valid before anything is allocated).
+  void prepare_unpadded_rotation(const std::string& slot, const nlohmann::json& params) {
+    if (!device_.loaded(slot)) throw HarnessError("bad_request", "slot '" + slot + "' is not loaded", slot);
+    if (problem_.distributions() < 1)
+      throw HarnessError("problem_error", "the problem declares no input distributions");
+    problem_.rotation_bytes(params);
+    prepare(params, 1);
+    device_.bind(slot, problem_, 1, kNoPad);
   }
 
   ~ProblemSession() {

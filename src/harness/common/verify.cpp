@@ -119,18 +119,9 @@ VerifyRequest parse_verify_request(const json& request) {
 
 json run_verify(Device& device, Problem& problem, const VerifyRequest& rq) {
   const auto start = std::chrono::steady_clock::now();
-  if (!device.loaded(rq.slot)) throw HarnessError("bad_request", "slot '" + rq.slot + "' is not loaded", rq.slot);
-
-  if (problem.distributions() < 1)
-    throw HarnessError("problem_error", "the problem declares no input distributions");
-
   VerifyTiming timing;
   ProblemSession session(device, problem);
-  problem.rotation_bytes(rq.workload.params);  // validates the workload before allocating
-  timed(timing.prepare, [&] {
-    session.prepare(rq.workload.params, 1);
-    device.bind(rq.slot, problem, 1, kNoPad);   // verification is never padded
-  });
+  timed(timing.prepare, [&] { session.prepare_unpadded_rotation(rq.slot, rq.workload.params); });
 
   json distributions = json::array();
   bool pass = true;
