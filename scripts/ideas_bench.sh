@@ -1,22 +1,32 @@
 #!/usr/bin/env bash
 # Before a run: what each stack of prepared ideas does on its own (issue 9).
-# Runs the wgmma probe (each case in its own process), then for each N given,
-# builds a throwaway package with patches 1..N applied and `bench`es it (and,
-# with PROFILE=WORKLOAD, profiles it there). Not a judgement: `run` judges.
+# Runs the wgmma probe (each case in its own process), then for each STACK:SETS
+# given, builds a throwaway package with those patches applied and `bench`es it
+# (with VERIFY=1 first `verify`s it on every workload and hidden ones; with
+# PROFILE=WORKLOAD, profiles it there). STACK is N (patches 1..N) or a list
+# "1+2+3+5" (a stack that leaves out an idea the run discards). Not a
+# judgement: `run` judges.
 #
-#   AUTORESEARCH=./build/autoresearch scripts/ideas_bench.sh "2:KEYS_PER_TILE=32,KV_STAGES=2" "3:"
+#   AUTORESEARCH=./build/autoresearch scripts/ideas_bench.sh "2:KEYS_PER_TILE=32,KV_STAGES=2" "3:" "1+2+3+5:"
 set -uo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 AR=${AUTORESEARCH:-$REPO/build/autoresearch}
 OUT_DIR=${OUT:-$(mktemp -d /tmp/ideas_bench.XXXXXX)}
 cd "$REPO"
 mapfile -t patches < <(find scripts/ideas/sparse_mla -maxdepth 1 -name '*.patch' | sort)
-stack() {   # stack N DIR: the package with patches 1..N applied
+stack() {   # stack N|A+B+... DIR: the package with patches 1..N (or A, B, ...) applied
   rm -rf "$2" && cp -r kernels/sparse_mla "$2" && rm -rf "$2/results"
-  for p in "${patches[@]:0:$1}"; do (cd "$2" && patch -s -p3 < "$REPO/$p") || return 1; done
+  local picked=()
+  if [[ "$1" == *+* ]]; then
+    IFS=+ read -ra nums <<< "$1"
+    for k in "${nums[@]}"; do picked+=("${patches[$((k - 1))]}"); done
+  else
+    picked=("${patches[@]:0:$1}")
+  fi
+  for p in "${picked[@]}"; do (cd "$2" && patch -s -p3 < "$REPO/$p") || return 1; done
 }
 probe=$(mktemp -d)/pkg
-stack ${#patches[@]} "$probe"
+stack "${PROBE_STACK:-1+2+3}" "$probe"   # the ideas whose wgmma descriptors the probe checks
 if nvcc -gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 -w -I"$probe" -I include tests/gpu/wgmma_probe.cu \
      -o "$probe/probe" 2> "$probe/probe.err"; then
   for c in 0 1 2 3; do "$probe/probe" $c; done 2>&1 | tee "$OUT_DIR/wgmma_probe.txt"
@@ -27,7 +37,10 @@ for spec in "$@"; do
   n=${spec%%:*}; sets=${spec#*:}
   pkg=$(mktemp -d)/sparse_mla; stack "$n" "$pkg" || { echo "stack $n does not apply"; continue; }
   args=(); IFS=, read -ra kv <<< "$sets"; for s in "${kv[@]}"; do [ -n "$s" ] && args+=(--set "$s"); done
-  echo "== ideas 1..$n ${args[*]}" | tee -a "$OUT_DIR/ideas_bench.txt"
+  echo "== ideas $n ${args[*]}" | tee -a "$OUT_DIR/ideas_bench.txt"
+  if [ "${VERIFY:-0}" = 1 ]; then
+    "$AR" verify --kernel "$pkg" "${args[@]}" 2>&1 | tail -8 | tee -a "$OUT_DIR/ideas_bench.txt"
+  fi
   "$AR" bench --kernel "$pkg" "${args[@]}" --min-seconds 0.3 2>&1 | tail -22 | tee -a "$OUT_DIR/ideas_bench.txt"
   if [ -n "${PROFILE:-}" ]; then
     "$AR" profile --kernel "$pkg" "${args[@]}" --workload "$PROFILE" 2>&1 | tee -a "$OUT_DIR/ideas_profile.txt"
