@@ -5,7 +5,7 @@
 # (with VERIFY=1 first `verify`s it on every workload and hidden ones; with
 # PROFILE=WORKLOAD, profiles it there). STACK is N (patches 1..N) or a list
 # "1+2+3+5" (a stack that leaves out an idea the run discards). Not a
-# judgement: `run` judges.
+# judgement: `run` judges. BENCH_ARGS go to bench (e.g. "--workloads b1_32k,b128_32k").
 #
 #   AUTORESEARCH=./build/autoresearch scripts/ideas_bench.sh "2:KEYS_PER_TILE=32,KV_STAGES=2" "3:" "1+2+3+5:"
 set -uo pipefail
@@ -39,9 +39,9 @@ for spec in "$@"; do
   args=(); IFS=, read -ra kv <<< "$sets"; for s in "${kv[@]}"; do [ -n "$s" ] && args+=(--set "$s"); done
   echo "== ideas $n ${args[*]}" | tee -a "$OUT_DIR/ideas_bench.txt"
   if [ "${VERIFY:-0}" = 1 ]; then
-    "$AR" verify --kernel "$pkg" "${args[@]}" 2>&1 | tail -8 | tee -a "$OUT_DIR/ideas_bench.txt"
+    "$AR" verify --kernel "$pkg" "${args[@]}" ${VERIFY_ARGS:-} 2>&1 | tail -8 | tee -a "$OUT_DIR/ideas_bench.txt"
   fi
-  "$AR" bench --kernel "$pkg" "${args[@]}" --min-seconds 0.3 2>&1 | tail -22 | tee -a "$OUT_DIR/ideas_bench.txt"
+  "$AR" bench --kernel "$pkg" "${args[@]}" --min-seconds 0.3 ${BENCH_ARGS:-} 2>&1 | tail -22 | tee -a "$OUT_DIR/ideas_bench.txt"
   if [ -n "${PROFILE:-}" ]; then
     "$AR" profile --kernel "$pkg" "${args[@]}" --workload "$PROFILE" 2>&1 | tee -a "$OUT_DIR/ideas_profile.txt"
   fi
