@@ -4,8 +4,10 @@
 # given, builds a throwaway package with those patches applied and `bench`es it
 # (with VERIFY=1 first `verify`s it on every workload and hidden ones; with
 # PROFILE=WORKLOAD, profiles it there). STACK is N (patches 1..N) or a list
-# "1+2+3+5" (a stack that leaves out an idea the run discards). Not a
-# judgement: `run` judges. BENCH_ARGS go to bench (e.g. "--workloads b1_32k,b128_32k").
+# "1+2+3+5" (a stack that leaves out an idea the run discards); an element
+# may name a patch under scripts/ideas/sparse_mla ("1+2+3+5+set-aside/06-whole-line-gathers.patch"). Not a
+# judgement: `run` judges. BENCH_ARGS go to bench (e.g. "--workloads b1_32k,b128_32k"); PROBE=0
+# skips the probe.
 #
 #   AUTORESEARCH=./build/autoresearch scripts/ideas_bench.sh "2:KEYS_PER_TILE=32,KV_STAGES=2" "3:" "1+2+3+5:"
 set -uo pipefail
@@ -19,19 +21,26 @@ stack() {   # stack N|A+B+... DIR: the package with patches 1..N (or A, B, ...) 
   local picked=()
   if [[ "$1" == *+* ]]; then
     IFS=+ read -ra nums <<< "$1"
-    for k in "${nums[@]}"; do picked+=("${patches[$((k - 1))]}"); done
+    for k in "${nums[@]}"; do
+      case "$k" in
+        *.patch) picked+=("scripts/ideas/sparse_mla/$k") ;;   # a patch set aside (not proposed to runs)
+        *) picked+=("${patches[$((k - 1))]}") ;;
+      esac
+    done
   else
     picked=("${patches[@]:0:$1}")
   fi
   for p in "${picked[@]}"; do (cd "$2" && patch -s -p3 < "$REPO/$p") || return 1; done
 }
-probe=$(mktemp -d)/pkg
-stack "${PROBE_STACK:-1+2+3}" "$probe"   # the ideas whose wgmma descriptors the probe checks
-if nvcc -gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 -w -I"$probe" -I include tests/gpu/wgmma_probe.cu \
-     -o "$probe/probe" 2> "$probe/probe.err"; then
-  for c in 0 1 2 3; do "$probe/probe" $c; done 2>&1 | tee "$OUT_DIR/wgmma_probe.txt"
-else
-  head -20 "$probe/probe.err" | tee "$OUT_DIR/wgmma_probe.txt"
+if [ "${PROBE:-1}" = 1 ]; then   # PROBE=0 skips the probe (its descriptors have not changed since it ran)
+  probe=$(mktemp -d)/pkg
+  stack "${PROBE_STACK:-1+2+3}" "$probe"   # the ideas whose wgmma descriptors the probe checks
+  if nvcc -gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 -w -I"$probe" -I include tests/gpu/wgmma_probe.cu \
+       -o "$probe/probe" 2> "$probe/probe.err"; then
+    for c in 0 1 2 3; do "$probe/probe" $c; done 2>&1 | tee "$OUT_DIR/wgmma_probe.txt"
+  else
+    head -20 "$probe/probe.err" | tee "$OUT_DIR/wgmma_probe.txt"
+  fi
 fi
 for spec in "$@"; do
   n=${spec%%:*}; sets=${spec#*:}
