@@ -7,13 +7,14 @@
 #   build_sparse_mla.sh harness OUT_BINARY
 #   build_sparse_mla.sh cubin   SOURCE.cu OUT.cubin [extra nvcc args, e.g. -DTHREADS=128]
 #
-# NVCC picks the compiler (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc).
+# NVCC picks the compiler (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc); PKG another
+# copy of the package (default kernels/sparse_mla).
 # The harness needs nlohmann/json.hpp: where the system lacks it (the GPU
 # machines' image), a copy under .carry/include (an ignored path the device
 # tool can carry) is used. Every command is echoed before it runs.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-PKG=$REPO/kernels/sparse_mla
+PKG=${PKG:-$REPO/kernels/sparse_mla}   # another copy of the package (a stack of prepared ideas)
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 CUDA_ROOT=$(cd "$(dirname "$NVCC")/.." && pwd)
 
