@@ -16,8 +16,8 @@ AR=${AUTORESEARCH:-$REPO/build/autoresearch}
 OUT_DIR=${OUT:-$(mktemp -d /tmp/ideas_bench.XXXXXX)}
 cd "$REPO"
 mapfile -t patches < <(find scripts/ideas/sparse_mla -maxdepth 1 -name '*.patch' | sort)
+source "$REPO/scripts/ideas_package.sh"
 stack() {   # stack N|A+B+... DIR: the package with patches 1..N (or A, B, ...) applied
-  rm -rf "$2" && cp -r kernels/sparse_mla "$2" && rm -rf "$2/results"
   local picked=()
   if [[ "$1" == *+* ]]; then
     IFS=+ read -ra nums <<< "$1"
@@ -30,7 +30,7 @@ stack() {   # stack N|A+B+... DIR: the package with patches 1..N (or A, B, ...) 
   else
     picked=("${patches[@]:0:$1}")
   fi
-  for p in "${picked[@]}"; do (cd "$2" && patch -s -p3 < "$REPO/$p") || return 1; done
+  ideas_package "$2" "${picked[@]/#/$REPO/}"
 }
 if [ "${PROBE:-1}" = 1 ]; then   # PROBE=0 skips the probe (its descriptors have not changed since it ran)
   probe=$(mktemp -d)/pkg

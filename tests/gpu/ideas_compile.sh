@@ -14,20 +14,15 @@ mkdir -p "$OUT"
 mapfile -t patches < <(find "$IDEAS" -maxdepth 1 -name '*.patch' | sort)
 [ ${#patches[@]} -gt 0 ] || { echo "no prepared ideas in $IDEAS" >&2; exit 1; }
 
-package() {   # package DIR PATCH...: kernels/sparse_mla with the patches applied, in order
-  local dir=$1; shift
-  rm -rf "$dir" && mkdir -p "$(dirname "$dir")" && cp -r "$REPO/kernels/sparse_mla" "$dir" && rm -rf "$dir/results"
-  local p
-  for p in "$@"; do (cd "$dir" && patch -s -p3 --dry-run < "$p" >/dev/null && patch -s -p3 < "$p") || return 1; done
-}
+source "$REPO/scripts/ideas_package.sh"
 
 stack=()
 for p in "${patches[@]}"; do
   name=$(basename "$p" .patch)
   pkg=$OUT/$name/sparse_mla
-  if package "$pkg" "${stack[@]}" "$p" 2>/dev/null; then
+  if ideas_package "$pkg" "${stack[@]}" "$p" >/dev/null 2>&1; then
     stack+=("$p")
-  elif [ ${#stack[@]} -gt 0 ] && package "$pkg" "${stack[@]:0:${#stack[@]}-1}" "$p" 2>/dev/null; then
+  elif [ ${#stack[@]} -gt 0 ] && ideas_package "$pkg" "${stack[@]:0:${#stack[@]}-1}" "$p" >/dev/null 2>&1; then
     stack=("${stack[@]:0:${#stack[@]}-1}" "$p")
   else
     echo "FAIL $name: applies neither on the ideas before it nor in place of the last one" >&2
