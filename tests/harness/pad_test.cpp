@@ -9,11 +9,15 @@ using namespace ar::test;
 
 namespace {
 
-double median_of(const json& r, const char* slot) {
+// The fastest sample of a slot. The pad is a busy wait on the wall clock and a
+// loaded machine only ever adds time, so the fastest samples are the ones no
+// other process interrupted. Medians are not: CI runs tests in parallel, and a
+// padded sample, twice as long, is interrupted more often than an unpadded one
+// (a CI run saw the padded median 1.7 pads above the unpadded one).
+double fastest_of(const json& r, const char* slot) {
   auto v = r.at("samples").at(slot).get<std::vector<double>>();
   REQUIRE(!v.empty());
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+  return *std::min_element(v.begin(), v.end());
 }
 
 }  // namespace
@@ -28,7 +32,7 @@ TEST_CASE("a timing pad slows its slot by about the pad, and only that slot", "[
   INFO(plain.dump().substr(0, 1500));
   REQUIRE(plain.at("ok") == true);
   CHECK_FALSE(plain.contains("pad"));
-  const double kernel_us = median_of(plain, "b");
+  const double kernel_us = fastest_of(plain, "b");
 
   // A pad as long as the kernel: the padded slot takes about twice as long.
   const double pad_us = std::max(kernel_us, 500.0);
@@ -38,15 +42,15 @@ TEST_CASE("a timing pad slows its slot by about the pad, and only that slot", "[
   INFO(padded.dump().substr(0, 1500));
   REQUIRE(padded.at("ok") == true);
   CHECK(padded.at("pad") == json{{"slot", "a"}, {"us", pad_us}});
-  const double a_us = median_of(padded, "a"), b_us = median_of(padded, "b");
+  const double a_us = fastest_of(padded, "a"), b_us = fastest_of(padded, "b");
   INFO("kernel " << kernel_us << " us, pad " << pad_us << " us: a " << a_us << " us, b " << b_us << " us");
   CHECK(a_us >= b_us + 0.75 * pad_us);   // the pad lies inside the timed region
   CHECK(a_us / b_us >= 1.5);
   CHECK(a_us - b_us <= 1.5 * pad_us);    // and is not counted twice
   // The other slot is untouched. Its baseline is timed before and after the
-  // padded call: on a loaded machine (CI runs tests in parallel) a kernel's time
-  // drifts between calls, and a pad leaking into slot b would double it.
-  const double kernel_after_us = median_of(reply(*h, rq_plain), "b");
+  // padded call, since a kernel's time drifts between calls on a loaded
+  // machine; a pad leaking into slot b would double it.
+  const double kernel_after_us = fastest_of(reply(*h, rq_plain), "b");
   INFO("unpadded b after: " << kernel_after_us << " us");
   CHECK(b_us <= 1.5 * std::max(kernel_us, kernel_after_us));
   // Timing only: the padded slot's timed replay still computes the right answer.
