@@ -1,28 +1,39 @@
 // How fast can one SM gather sparse_mla's KV rows, and through which engine?
 // (kernels/sparse_mla/results/RESULTS.md, "2026-12-02 (afternoon)": the kernel's
 // gathers run at about 14 GB/s a SM whatever the number of issuing warps, the
-// request size or the stages; is that the 16-byte cp.async path's limit?)
+// request size or the stages; is that the 16-byte cp.async path's limit, the
+// random rows' HBM rate, or how the producer issues?)
 //
 // The access pattern of the b128_32k workload without any math: a block per
-// (token, head group) walks the token's 2048 random rows of its own 32k-row
-// context (a 4.8 GB pool, BF16 rows of 1152 bytes) in 64-row tiles through
-// shared-memory stages, a producer warp filling them and a consumer warp
+// (token, head group) walks the token's 2048 random rows in 64-row tiles through
+// shared-memory stages, producer warps filling them and a consumer warp
 // releasing each one as soon as it has landed. 222 KB of shared memory per
 // block keeps one block per SM, as in the kernel. Engines:
-//   lsu16   16-byte cp.async, four lanes per row (the kernel's producer today)
-//   bulk    one cp.async.bulk per row (1152 bytes, the bulk-copy engine),
-//           counted on the stage's mbarrier by complete_tx
-// Each engine runs with 1 and 2 blocks per token (h16-like: each row fetched
-// once; b128-like: two blocks fetch the same rows) and 2 or 3 stages.
-// Prints the median of 10 launches, each after a 256 MB L2 flush.
+//   lsu16     16-byte cp.async from one warp, four lanes per row over 64 bytes of
+//             eight rows a copy (the kernel's producer today)
+//   lsu16x4   16-byte cp.async from four warps, eight lanes per row (whole
+//             128-byte lines), a tile's row indices read before its copies,
+//             .L2::256B prefetch (the shape of FlashMLA's sparse producer)
+//   lsu16x4el the same with an L2 evict-last policy on every copy
+//   bulk      one cp.async.bulk per row (1152 bytes, the bulk-copy engine),
+//             counted on the stage's mbarrier by complete_tx
+// Pools: "own" gives each token its own 32k-row context (4.8 GB in all, as the
+// package's workloads and a serving batch do); "shared" has every token pick
+// from the same 32k rows (38 MB, which fits in L2: a test that builds one KV
+// tensor for all queries measures this). Each runs with 1 and 2 blocks per
+// token (h16-like: each row fetched once; b128-like: two blocks fetch the same
+// rows) and 2 or 3 stages. Prints the median of 10 launches, each after a
+// 256 MB L2 flush.
 //
-//   nvcc -std=c++17 -O3 -arch=sm_90a gather_probe.cu -o gather_probe && ./gather_probe
+//   nvcc -std=c++17 -O3 -arch=sm_90a gather_probe.cu -o gather_probe
+//   ./gather_probe && ./gather_probe evict-last
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -70,11 +81,13 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, unsigned parity) {
       : "memory");
 }
 
-enum Engine { kLsu16 = 0, kBulk = 1 };
+enum Engine { kLsu16 = 0, kLsu16x4 = 1, kLsu16x4EvictLast = 2, kBulk = 3 };
+constexpr const char* kEngineName[] = {"lsu16", "lsu16x4", "lsu16x4el", "bulk"};
+__host__ __device__ constexpr int producer_warps(int engine) { return engine == kLsu16x4 || engine == kLsu16x4EvictLast ? 4 : 1; }
 
-// grid: kTokens * blocks_per_token blocks; block: 2 warps (producer, consumer).
+// grid: kTokens * blocks_per_token blocks; block: the producer warps, then one consumer warp.
 template <int ENGINE>
-__global__ void __launch_bounds__(64, 1)
+__global__ void __launch_bounds__(32 * (producer_warps(ENGINE) + 1), 1)
     gather(const unsigned char* __restrict__ pool, const int* __restrict__ idx, int blocks_per_token, int stages,
            unsigned* sink) {
   extern __shared__ __align__(128) unsigned char smem[];
@@ -87,13 +100,16 @@ __global__ void __launch_bounds__(64, 1)
   constexpr int kTiles = kTopk / kTileRows;
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) {
-      mbar_init(full + s, ENGINE == kLsu16 ? 64 : 1);
+      mbar_init(full + s, ENGINE == kBulk ? 1 : 2 * 32 * producer_warps(ENGINE));
       mbar_init(empty + s, 1);
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
-  if (warp == 0) {   // producer
+  constexpr int kProducers = producer_warps(ENGINE);
+  if (warp < kProducers) {   // producer
+    uint64_t policy = 0;
+    if (ENGINE == kLsu16x4EvictLast) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(policy));
     for (int j = 0; j < kTiles; ++j) {
       const int st = j % stages;
       if (j >= stages) mbar_wait(empty + st, (j / stages - 1) & 1);
@@ -112,6 +128,33 @@ __global__ void __launch_bounds__(64, 1)
         }
         mbar_arrive_when_copied(full + st);
         mbar_arrive(full + st);
+      } else if (ENGINE == kLsu16x4 || ENGINE == kLsu16x4EvictLast) {
+        // thread t of 128: row 16p + t/8 of each pass p, 16-byte chunk t%8 of each
+        // 128-byte line of the row, so a warp's copy covers four whole lines
+        const int t = threadIdx.x, sub = t & 7;
+        constexpr int kPasses = kTileRows / 16;
+        const unsigned char* src[kPasses];
+#pragma unroll
+        for (int p = 0; p < kPasses; ++p)
+          src[p] = pool + static_cast<size_t>(rows[j * kTileRows + p * 16 + (t >> 3)]) * kRowBytes + sub * 16;
+#pragma unroll
+        for (int p = 0; p < kPasses; ++p) {
+          const int r = p * 16 + (t >> 3);
+#pragma unroll
+          for (int line = 0; line < kRowBytes / 128; ++line) {
+            const int c = line * 8 + sub;   // chunk-major: chunk c of row r at (c * rows + r) * 16
+            const uint32_t d = smem_addr(dst + (c * kTileRows + r) * 16);
+            if (ENGINE == kLsu16x4EvictLast)
+              asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::256B [%0], [%1], 16, %2;\n" ::"r"(d),
+                           "l"(src[p] + line * 128), "l"(policy)
+                           : "memory");
+            else
+              asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;\n" ::"r"(d), "l"(src[p] + line * 128)
+                           : "memory");
+          }
+        }
+        mbar_arrive_when_copied(full + st);
+        mbar_arrive(full + st);
       } else {
         if (lane == 0) mbar_arrive_expect_tx(full + st, kTileBytes);
         __syncwarp();
@@ -124,7 +167,7 @@ __global__ void __launch_bounds__(64, 1)
               : "memory");
       }
     }
-  } else {   // consumer: waits for each tile, reads one word of it, releases the stage
+  } else if (warp == kProducers) {   // consumer: waits for each tile, reads one word of it, releases the stage
     unsigned acc = 0;
     for (int j = 0; j < kTiles; ++j) {
       const int st = j % stages;
@@ -149,7 +192,7 @@ float time_it(const unsigned char* pool, const int* idx, int bpt, int stages, un
   for (int rep = 0; rep < 11; ++rep) {
     CHECK(cudaMemsetAsync(flush, rep, flush_bytes));
     CHECK(cudaEventRecord(a));
-    k<<<kTokens * bpt, 64, kSmemBytes>>>(pool, idx, bpt, stages, sink);
+    k<<<kTokens * bpt, 32 * (producer_warps(ENGINE) + 1), kSmemBytes>>>(pool, idx, bpt, stages, sink);
     CHECK(cudaEventRecord(b));
     CHECK(cudaEventSynchronize(b));
     CHECK(cudaGetLastError());
@@ -163,7 +206,10 @@ float time_it(const unsigned char* pool, const int* idx, int bpt, int stages, un
 
 }  // namespace
 
-int main() {
+// With "evict-last": only that engine (kept apart: an illegal instruction
+// ends the process's CUDA context, and the others' numbers would be lost).
+int main(int argc, char** argv) {
+  const bool evict_last_only = argc > 1 && std::string(argv[1]) == "evict-last";
   const size_t pool_rows = static_cast<size_t>(kTokens) * kContext;
   unsigned char* pool = nullptr;
   int* idx = nullptr;
@@ -175,32 +221,51 @@ int main() {
   CHECK(cudaMalloc(&idx, sizeof(int) * kTokens * kTopk));
   CHECK(cudaMalloc(&sink, sizeof(unsigned)));
   CHECK(cudaMalloc(&flush, flush_bytes));
-  std::vector<int> h(static_cast<size_t>(kTokens) * kTopk);
+  // Row indices for both pools: each token's 2048 distinct rows of its own
+  // context, or of the one context every token shares.
+  std::vector<int> own(static_cast<size_t>(kTokens) * kTopk), shared(own.size());
   std::mt19937 rng(7);
-  for (int t = 0; t < kTokens; ++t) {   // 2048 distinct rows of the token's own context
-    std::vector<int> perm(kContext);
+  std::vector<int> perm(kContext);
+  for (int t = 0; t < kTokens; ++t) {
     for (int i = 0; i < kContext; ++i) perm[i] = i;
     std::shuffle(perm.begin(), perm.end(), rng);
-    for (int i = 0; i < kTopk; ++i) h[static_cast<size_t>(t) * kTopk + i] = t * kContext + perm[i];
+    for (int i = 0; i < kTopk; ++i) {
+      own[static_cast<size_t>(t) * kTopk + i] = t * kContext + perm[i];
+      shared[static_cast<size_t>(t) * kTopk + i] = perm[i];
+    }
   }
-  CHECK(cudaMemcpy(idx, h.data(), sizeof(int) * h.size(), cudaMemcpyHostToDevice));
   int dev = 0, sms = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   cudaDeviceProp prop{};
   CHECK(cudaGetDeviceProperties(&prop, dev));
-  std::printf("%s, %d SMs; %d tokens x %d rows of %d B from a %.1f GB pool; 64-row tiles; median of 10\n", prop.name,
-              sms, kTokens, kTopk, kRowBytes, pool_rows * kRowBytes / 1e9);
-  std::printf("%-6s %-16s %-6s %10s %12s %14s\n", "engine", "blocks/token", "stages", "us", "L2->SM TB/s",
-              "per SM GB/s");
-  for (int engine = 0; engine < 2; ++engine)
-    for (int bpt : {1, 2})
-      for (int stages : {2, 3}) {
-        const float us = engine == kLsu16 ? time_it<kLsu16>(pool, idx, bpt, stages, sink, flush, flush_bytes)
-                                          : time_it<kBulk>(pool, idx, bpt, stages, sink, flush, flush_bytes);
-        const double bytes = static_cast<double>(kTokens) * bpt * kTopk * kRowBytes;
-        const int active = std::min(kTokens * bpt, sms);
-        std::printf("%-6s %-16d %-6d %10.1f %12.2f %14.1f\n", engine == kLsu16 ? "lsu16" : "bulk", bpt, stages, us,
-                    bytes / us / 1e6, bytes / us / 1e3 / active);
-      }
+  std::printf("%s, %d SMs; %d tokens x %d rows of %d B; own pool %.1f GB, shared pool %.1f MB; 64-row tiles; "
+              "median of 10\n",
+              prop.name, sms, kTokens, kTopk, kRowBytes, pool_rows * kRowBytes / 1e9, kContext * kRowBytes / 1e6);
+  std::printf("%-10s %-7s %-13s %-6s %10s %12s %14s\n", "engine", "pool", "blocks/token", "stages", "us",
+              "L2->SM TB/s", "per SM GB/s");
+  for (int shared_pool = 0; shared_pool < 2; ++shared_pool) {
+    const std::vector<int>& h = shared_pool ? shared : own;
+    CHECK(cudaMemcpy(idx, h.data(), sizeof(int) * h.size(), cudaMemcpyHostToDevice));
+    for (int engine = 0; engine < 4; ++engine) {
+      if ((engine == kLsu16x4EvictLast) != evict_last_only) continue;
+      for (int bpt : {1, 2})
+        for (int stages : {2, 3}) {
+          float us = 0;
+          switch (engine) {
+            case kLsu16: us = time_it<kLsu16>(pool, idx, bpt, stages, sink, flush, flush_bytes); break;
+            case kLsu16x4: us = time_it<kLsu16x4>(pool, idx, bpt, stages, sink, flush, flush_bytes); break;
+            case kLsu16x4EvictLast:
+              us = time_it<kLsu16x4EvictLast>(pool, idx, bpt, stages, sink, flush, flush_bytes);
+              break;
+            default: us = time_it<kBulk>(pool, idx, bpt, stages, sink, flush, flush_bytes); break;
+          }
+          const double bytes = static_cast<double>(kTokens) * bpt * kTopk * kRowBytes;
+          const int active = std::min(kTokens * bpt, sms);
+          std::printf("%-10s %-7s %-13d %-6d %10.1f %12.2f %14.1f\n", kEngineName[engine],
+                      shared_pool ? "shared" : "own", bpt, stages, us, bytes / us / 1e6, bytes / us / 1e3 / active);
+          std::fflush(stdout);
+        }
+    }
+  }
   return 0;
 }
