@@ -9,7 +9,8 @@
 # paths, as `git diff` writes them) in the run's worktree. A patch's first line
 # `IDEA: ...` is the idea the log records. A patch that no longer applies
 # (an earlier one it builds on was not kept) changes nothing, which the loop
-# logs as an agent error with git's reason. After the last patch: exit 3,
+# logs as an agent error with git's reason, unless an alternate version of it,
+# NAME.alt-LABEL.diff beside NAME.patch, applies. After the last patch: exit 3,
 # "nothing left to try".
 #
 # A patch may come with NAME.sets beside it (NAME.patch -> NAME.sets): lines
@@ -31,10 +32,21 @@ idea=$(sed -n '1s/^IDEA: //p' "$patch")
 [ -n "$idea" ] || idea="apply $(basename "$patch")"
 echo "$idea" > "$AUTORESEARCH_CONTEXT_DIR/idea.txt"
 cd "$AUTORESEARCH_WORKTREE"
-if ! git apply --whitespace=nowarn "$patch"; then
-  echo "$(basename "$patch") does not apply to the current best (it builds on a change that was not kept)" >&2
+# The patch, or the first of its alternates (NAME.alt-LABEL.diff: the same idea
+# written for the state where an earlier idea was kept, or not) that applies.
+applied=
+for version in "$patch" $(compgen -G "${patch%.patch}.alt-*.diff" | sort); do
+  if git apply --whitespace=nowarn "$version" 2> /dev/null; then
+    applied=$version
+    break
+  fi
+done
+if [ -z "$applied" ]; then
+  echo "$(basename "$patch") does not apply to the current best, nor does any alternate of it (it builds on a change that was not kept)" >&2
+  git apply --check --whitespace=nowarn "$patch"   # git's reason, for the log
   exit 0
 fi
+[ "$applied" = "$patch" ] || echo "applied $(basename "$applied") (the current best is the state that version is for)"
 sets=${patch%.patch}.sets
 [ -f "$sets" ] || exit 0
 pkg=$(sed -n '1s/^# package: //p' "$sets")

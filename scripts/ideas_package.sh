@@ -1,15 +1,39 @@
-# Sourced by scripts/ideas_bench.sh and tests/gpu/ideas_compile.sh: a throwaway
-# copy of kernels/sparse_mla with prepared ideas applied.
+# Sourced by scripts/ideas_bench.sh, scripts/device/sparse_mla_table/run.sh and
+# tests/gpu/ideas_compile.sh: a throwaway copy of kernels/sparse_mla with
+# prepared ideas applied.
 #
 #   ideas_package DIR PATCH...   DIR: the package (results/ left out) with the patches
 #                                applied in order (paths as git diff writes them);
 #                                fails, leaving DIR behind, if one does not apply
+#
+# An idea written for two states a run may reach (its patch NAME.patch, and a
+# version NAME.alt-LABEL.diff for the state where an earlier idea was kept or
+# discarded) applies as the first version that fits, as scripts/apply_ideas.sh
+# does in a run. IDEAS_EXACT=1 applies exactly the files given.
 ideas_package() {
   local dir=$1 repo
   shift
   repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
   rm -rf "$dir" && mkdir -p "$(dirname "$dir")" && cp -r "$repo/kernels/sparse_mla" "$dir" && rm -rf "$dir/results" ||
     return 1
-  local p
-  for p in "$@"; do (cd "$dir" && patch -s -p3 < "$p") || return 1; done
+  local p v applied
+  for p in "$@"; do
+    applied=
+    for v in $(idea_versions "$p"); do
+      [ "${IDEAS_EXACT:-0}" = 1 ] && [ "$v" != "$p" ] && continue
+      # a dry run first: patch applies the hunks that fit even when others fail
+      if (cd "$dir" && patch --dry-run -s -p3 < "$v" > /dev/null 2>&1); then
+        (cd "$dir" && patch -s -p3 < "$v") || return 1
+        applied=$v
+        break
+      fi
+    done
+    [ -n "$applied" ] || return 1
+  done
+}
+
+# idea_versions PATCH: the patch, then its alternates (PATCH's name with .alt-*.diff), one per line
+idea_versions() {
+  echo "$1"
+  case "$1" in *.patch) compgen -G "${1%.patch}.alt-*.diff" | sort ;; esac
 }
