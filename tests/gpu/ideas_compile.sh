@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every prepared idea of scripts/ideas/sparse_mla still applies and builds as a
-# candidate cubin, in the configuration its .sets file names, on the stack a run
+# candidate cubin, in the configuration its .sets file and those before it name
+# (as a run's tunables file accumulates them), on the stack a run
 # reaches: the ideas in order, each on top of the ones before it, or, where it
 # does not apply there, in place of the last one (an alternative to an idea a
 # run may discard, as 05 is to 04). An idea's alternate versions
@@ -18,14 +19,22 @@ mapfile -t patches < <(find "$IDEAS" -maxdepth 1 -name '*.patch' | sort)
 
 source "$REPO/scripts/ideas_package.sh"
 
-build() {   # build NAME PKG PATCH: the package's cubin in the configuration PATCH's .sets names
-  local name=$1 pkg=$2 p=$3 k v sets=()
-  if [ -f "${p%.patch}.sets" ]; then
+build() {   # build NAME PKG: the package's cubin in the configuration the ideas of `on` name, in order
+  # (each idea's .sets over the ones before it, as a run's tunables file accumulates them)
+  local name=$1 pkg=$2 k v e sets=()
+  declare -A value=()
+  local order=()
+  for e in "${on[@]}"; do
+    local f=${e%.patch}
+    f=${f%%.alt-*}.sets
+    [ -f "$f" ] || continue
     while IFS='=' read -r k v; do
       case "$k" in ''|'#'*) continue ;; esac
-      sets+=("-D$k=$v")
-    done < "${p%.patch}.sets"
-  fi
+      [ -n "${value[$k]+x}" ] || order+=("$k")
+      value[$k]=$v
+    done < "$f"
+  done
+  for k in "${order[@]}"; do sets+=("-D$k=${value[$k]}"); done
   echo "== $name on [$(for s in "${on[@]}"; do basename "$s" .patch; done | paste -sd' ')] ${sets[*]}"
   if ! PKG=$pkg bash "$REPO/tests/gpu/build_sparse_mla.sh" cubin "$pkg/kernel.cu" "$OUT/$name.cubin" "${sets[@]}" \
        > "$OUT/$name.log" 2>&1; then
@@ -52,7 +61,7 @@ for p in "${patches[@]}"; do
       echo "FAIL $name: applies neither on the ideas before it nor in place of the last one" >&2
       exit 1
     fi
-    build "$name" "$pkg" "$p"
+    build "$name" "$pkg"
   done
   # The next ideas build on the version that extends the stack where one does,
   # else on the one that takes the last idea's place.
