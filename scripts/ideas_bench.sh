@@ -3,10 +3,14 @@
 # Runs the wgmma probe (each case in its own process), then for each STACK:SETS
 # given, builds a throwaway package with those patches applied and `bench`es it
 # (with VERIFY=1 first `verify`s it on every workload and hidden ones; with
-# PROFILE=WORKLOAD, profiles it there). STACK is N (patches 1..N) or a list
-# "1+2+3+5" (a stack that leaves out an idea the run discards); an element
-# may name a patch under scripts/ideas/sparse_mla ("1+2+3+5+set-aside/06-whole-line-gathers.patch"). Not a
-# judgement: `run` judges. BENCH_ARGS go to bench (e.g. "--workloads b1_32k,b128_32k"); PROBE=0
+# PROFILE=WORKLOAD, profiles it there). STACK is N (the ideas a run proposes, up
+# to number N) or a list
+# "1+2+3+5" (a stack that leaves out an idea the run discards); a number names
+# the idea by its prefix (5: 05-*.patch, in scripts/ideas/sparse_mla or else in
+# its set-aside/ folder), and an element may name a patch file under
+# scripts/ideas/sparse_mla ("1+2+3+5+set-aside/07-paired-gathers-inline-push.patch").
+# An idea's alternate version applies where its patch does not (ideas_package.sh).
+# Not a judgement: `run` judges. BENCH_ARGS go to bench (e.g. "--workloads b1_32k,b128_32k"); PROBE=0
 # skips the probe.
 #
 #   AUTORESEARCH=./build/autoresearch scripts/ideas_bench.sh "2:KEYS_PER_TILE=32,KV_STAGES=2" "3:" "1+2+3+5:"
@@ -15,22 +19,20 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 AR=${AUTORESEARCH:-$REPO/build/autoresearch}
 OUT_DIR=${OUT:-$(mktemp -d /tmp/ideas_bench.XXXXXX)}
 cd "$REPO"
-mapfile -t patches < <(find scripts/ideas/sparse_mla -maxdepth 1 -name '*.patch' | sort)
 source "$REPO/scripts/ideas_package.sh"
-stack() {   # stack N|A+B+... DIR: the package with patches 1..N (or A, B, ...) applied
-  local picked=()
+stack() {   # stack N|A+B+... DIR: the package with ideas 1..N (or A, B, ...) applied
+  local picked=() k
   if [[ "$1" == *+* ]]; then
     IFS=+ read -ra nums <<< "$1"
-    for k in "${nums[@]}"; do
-      case "$k" in
-        *.patch) picked+=("scripts/ideas/sparse_mla/$k") ;;   # a patch set aside (not proposed to runs)
-        *) picked+=("${patches[$((k - 1))]}") ;;
-      esac
-    done
+    for k in "${nums[@]}"; do picked+=("$(idea_patch "$k")") || return 1; done
   else
-    picked=("${patches[@]:0:$1}")
+    local f n   # the ideas a run proposes (not the set-aside ones), up to number N
+    for f in "$REPO"/scripts/ideas/sparse_mla/[0-9][0-9]-*.patch; do
+      n=$(basename "$f"); n=$((10#${n%%-*}))
+      [ "$n" -le "$1" ] && picked+=("$f")
+    done
   fi
-  ideas_package "$2" "${picked[@]/#/$REPO/}"
+  ideas_package "$2" "${picked[@]}"
 }
 if [ "${PROBE:-1}" = 1 ]; then   # PROBE=0 skips the probe (its descriptors have not changed since it ran)
   probe=$(mktemp -d)/pkg

@@ -37,3 +37,16 @@ idea_versions() {
   echo "$1"
   case "$1" in *.patch) compgen -G "${1%.patch}.alt-*.diff" | sort ;; esac
 }
+
+# idea_patch N|FILE: the patch of idea N (NN-*.patch in scripts/ideas/sparse_mla, else in its set-aside/
+# folder), or FILE (a path under scripts/ideas/sparse_mla ending in .patch), as an absolute path
+idea_patch() {
+  local dir f
+  dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/scripts/ideas/sparse_mla
+  case "$1" in
+    *.patch) f=$dir/$1 ;;
+    *) f=$(compgen -G "$dir/$(printf '%02d' "$((10#$1))")-*.patch" || compgen -G "$dir/set-aside/$(printf '%02d' "$((10#$1))")-*.patch") ;;
+  esac
+  [ -n "$f" ] && [ -f "$f" ] || { echo "no prepared idea $1 in $dir" >&2; return 1; }
+  echo "$f"
+}

@@ -18,9 +18,8 @@ work=$(mktemp -d)
 args=()
 if [[ "$REF" == *:* ]]; then   # prepared ideas, as scripts/ideas_bench.sh stacks them
   source scripts/ideas_package.sh
-  mapfile -t patches < <(find scripts/ideas/sparse_mla -maxdepth 1 -name '*.patch' | sort)
   picked=(); IFS=+ read -ra nums <<< "${REF%%:*}"
-  for k in "${nums[@]}"; do picked+=("$REPO/${patches[$((k - 1))]}"); done
+  for k in "${nums[@]}"; do picked+=("$(idea_patch "$k")"); done
   ideas_package "$work/best/sparse_mla" "${picked[@]}"
   IFS=, read -ra kv <<< "${REF#*:}"; for s in "${kv[@]}"; do [ -n "$s" ] && args+=(--set "$s"); done
 else                           # a commit: its kernels/sparse_mla, tunables included
