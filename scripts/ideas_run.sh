@@ -3,7 +3,8 @@
 # one `autoresearch run --agent command` whose agent applies patch N of
 # scripts/ideas/sparse_mla on call N, each tuned by --tune-each. Before the run,
 # the wgmma probe (scripts/ideas_bench.sh) checks the wgmma descriptors on their own.
-# The console, log, table and branch go under $OUT.
+# The console, log, table, the branch's log and the branch itself (a git bundle)
+# go under $OUT.
 #
 #   AUTORESEARCH=./build/autoresearch TAG=ideas2 TUNE_EACH=8 [EXTRA_ARGS="--max-hours 0.1"] scripts/ideas_run.sh
 set -uo pipefail
@@ -22,4 +23,8 @@ cd "$REPO"
 run_dir=.autoresearch/runs/sparse_mla-$TAG
 gzip -c "$run_dir/experiments.jsonl" > "$OUT_DIR/$TAG.experiments.jsonl.gz" 2>/dev/null
 "$AR" log "sparse_mla-$TAG" > "$OUT_DIR/$TAG.log.txt" 2>&1
-git log --format='%h %s%n%b' "autoresearch/sparse_mla-$TAG" -n 4 > "$OUT_DIR/$TAG.branch.txt" 2>&1
+git log --format='%h %s%n%b' "autoresearch/sparse_mla-$TAG" -n 8 > "$OUT_DIR/$TAG.branch.txt" 2>&1
+# The branch itself, to keep in the repository the run started from:
+#   git fetch OUT/TAG.bundle autoresearch/sparse_mla-TAG:autoresearch/sparse_mla-TAG
+git bundle create "$OUT_DIR/$TAG.bundle" "autoresearch/sparse_mla-$TAG" > /dev/null 2>&1 ||
+  echo "could not bundle autoresearch/sparse_mla-$TAG" >&2
