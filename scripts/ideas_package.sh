@@ -9,18 +9,20 @@
 # An idea written for two states a run may reach (its patch NAME.patch, and a
 # version NAME.alt-LABEL.diff for the state where an earlier idea was kept or
 # discarded) applies as the first version that fits, as scripts/apply_ideas.sh
-# does in a run. IDEAS_EXACT=1 applies exactly the files given.
+# does in a run. IDEAS_EXACT=1 applies exactly the files given; IDEAS_EXACT_LAST=1,
+# the last one exactly.
 ideas_package() {
   local dir=$1 repo
   shift
   repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
   rm -rf "$dir" && mkdir -p "$(dirname "$dir")" && cp -r "$repo/kernels/sparse_mla" "$dir" && rm -rf "$dir/results" ||
     return 1
-  local p v applied
+  local p v applied i=0
   for p in "$@"; do
+    i=$((i + 1))
     applied=
     for v in $(idea_versions "$p"); do
-      [ "${IDEAS_EXACT:-0}" = 1 ] && [ "$v" != "$p" ] && continue
+      [ "$v" != "$p" ] && { [ "${IDEAS_EXACT:-0}" = 1 ] || { [ "${IDEAS_EXACT_LAST:-0}" = 1 ] && [ $i = $# ]; }; } && continue
       # a dry run first: patch applies the hunks that fit even when others fail
       if (cd "$dir" && patch --dry-run -s -p3 < "$v" > /dev/null 2>&1); then
         (cd "$dir" && patch -s -p3 < "$v") || return 1

@@ -2,10 +2,10 @@
 # Every prepared idea of scripts/ideas/sparse_mla still applies and builds as a
 # candidate cubin, in the configuration its .sets file and those before it name
 # (as a run's tunables file accumulates them), on the stack a run
-# reaches: the ideas in order, each on top of the ones before it, or, where it
-# does not apply there, in place of the last one (an alternative to an idea a
-# run may discard, as 05 is to 04). An idea's alternate versions
-# (NAME.alt-LABEL.diff, for the other state a run may reach) each build too.
+# reaches: the ideas in order, each on top of the ones before it or, where it
+# does not apply there, on the most of them it does apply to (an alternative to
+# an idea a run may discard, as 05 is to 04). An idea's alternate versions
+# (NAME.alt-LABEL.diff, for another state a run may reach) each build too.
 # No GPU needed.
 #
 #   ideas_compile.sh OUT_DIR
@@ -42,29 +42,38 @@ build() {   # build NAME PKG: the package's cubin in the configuration the ideas
     echo "FAIL $name: does not build" >&2
     exit 1
   fi
-  grep -E "spill" "$OUT/$name.log" | sort | uniq -c
+  grep -E "spill|C7515" "$OUT/$name.log" | sort | uniq -c   # spills; wgmma serialised by ptxas
 }
 
 # Every version of an idea (the patch and its alternates, NAME.alt-LABEL.diff)
-# must apply on one of the two stacks and build there.
-stack=()
+# must apply on a state a run may reach, and build there: the ideas before it,
+# or the most of them, each kept or discarded (a version for a run that
+# discarded an earlier idea applies only without it).
+popcount() { local n=$1 c=0; while [ "$n" -gt 0 ]; do c=$((c + (n & 1))); n=$((n >> 1)); done; echo $c; }
+prior=()   # the ideas before this one, in order
 for p in "${patches[@]}"; do
-  append_with= replace_with=
   for v in $(idea_versions "$p"); do
     name=$(basename "$v"); name=${name%.patch}; name=${name%.diff}
     pkg=$OUT/$name/sparse_mla
-    if IDEAS_EXACT=1 ideas_package "$pkg" "${stack[@]}" "$v" >/dev/null 2>&1; then
-      on=("${stack[@]}" "$v"); append_with=${append_with:-$v}
-    elif [ ${#stack[@]} -gt 0 ] && IDEAS_EXACT=1 ideas_package "$pkg" "${stack[@]:0:${#stack[@]}-1}" "$v" >/dev/null 2>&1; then
-      on=("${stack[@]:0:${#stack[@]}-1}" "$v"); replace_with=${replace_with:-$v}
-    else
-      echo "FAIL $name: applies neither on the ideas before it nor in place of the last one" >&2
+    n=${#prior[@]} found=0
+    for ((size = n; size >= 0 && !found; size--)); do
+      for ((mask = (1 << n) - 1; mask >= 0; mask--)); do
+        [ "$(popcount $mask)" = $size ] || continue
+        subset=()
+        for ((b = 0; b < n; b++)); do (((mask >> b) & 1)) && subset+=("${prior[$b]}"); done
+        if IDEAS_EXACT_LAST=1 ideas_package "$pkg" "${subset[@]}" "$v" >/dev/null 2>&1; then
+          on=("${subset[@]}" "$v")
+          found=1
+          break
+        fi
+      done
+    done
+    if [ $found = 0 ]; then
+      echo "FAIL $name: applies on no state a run may reach (the ideas before it, each kept or discarded)" >&2
       exit 1
     fi
     build "$name" "$pkg"
   done
-  # The next ideas build on the version that extends the stack where one does,
-  # else on the one that takes the last idea's place.
-  if [ -n "$append_with" ]; then stack+=("$append_with"); else stack=("${stack[@]:0:${#stack[@]}-1}" "$replace_with"); fi
+  prior+=("$p")
 done
 echo "all ${#patches[@]} prepared ideas apply and build"
