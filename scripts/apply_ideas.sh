@@ -19,6 +19,7 @@
 # first line "# package: DIR" names the package folder (default: the folder of
 # the patch's first file).
 set -uo pipefail
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/ideas_package.sh"   # idea_versions
 dir=${1:?usage: apply_ideas.sh DIR_OF_PATCHES}
 case "$dir" in /*) ;; *) dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/$dir" ;; esac
 mapfile -t patches < <(find "$dir" -maxdepth 1 -name '*.patch' | sort)
@@ -35,7 +36,7 @@ cd "$AUTORESEARCH_WORKTREE"
 # The patch, or the first of its alternates (NAME.alt-LABEL.diff: the same idea
 # written for the state where an earlier idea was kept, or not) that applies.
 applied=
-for version in "$patch" $(compgen -G "${patch%.patch}.alt-*.diff" | sort); do
+for version in $(idea_versions "$patch"); do
   if git apply --whitespace=nowarn "$version" 2> /dev/null; then
     applied=$version
     break

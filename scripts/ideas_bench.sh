@@ -20,23 +20,9 @@ AR=${AUTORESEARCH:-$REPO/build/autoresearch}
 OUT_DIR=${OUT:-$(mktemp -d /tmp/ideas_bench.XXXXXX)}
 cd "$REPO"
 source "$REPO/scripts/ideas_package.sh"
-stack() {   # stack N|A+B+... DIR: the package with ideas 1..N (or A, B, ...) applied
-  local picked=() k
-  if [[ "$1" == *+* ]]; then
-    IFS=+ read -ra nums <<< "$1"
-    for k in "${nums[@]}"; do picked+=("$(idea_patch "$k")") || return 1; done
-  else
-    local f n   # the ideas a run proposes (not the set-aside ones), up to number N
-    for f in "$REPO"/scripts/ideas/sparse_mla/[0-9][0-9]-*.patch; do
-      n=$(basename "$f"); n=$((10#${n%%-*}))
-      [ "$n" -le "$1" ] && picked+=("$f")
-    done
-  fi
-  ideas_package "$2" "${picked[@]}"
-}
 if [ "${PROBE:-1}" = 1 ]; then   # PROBE=0 skips the probe (its descriptors have not changed since it ran)
   probe=$(mktemp -d)/pkg
-  stack "${PROBE_STACK:-1+2+3}" "$probe"   # the ideas whose wgmma descriptors the probe checks
+  ideas_stack "${PROBE_STACK:-1+2+3}" "$probe"   # the ideas whose wgmma descriptors the probe checks
   if nvcc -gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 -w -I"$probe" -I include tests/gpu/wgmma_probe.cu \
        -o "$probe/probe" 2> "$probe/probe.err"; then
     for c in 0 1 2 3; do "$probe/probe" $c; done 2>&1 | tee "$OUT_DIR/wgmma_probe.txt"
@@ -46,8 +32,8 @@ if [ "${PROBE:-1}" = 1 ]; then   # PROBE=0 skips the probe (its descriptors have
 fi
 for spec in "$@"; do
   n=${spec%%:*}; sets=${spec#*:}
-  pkg=$(mktemp -d)/sparse_mla; stack "$n" "$pkg" || { echo "stack $n does not apply"; continue; }
-  args=(); IFS=, read -ra kv <<< "$sets"; for s in "${kv[@]}"; do [ -n "$s" ] && args+=(--set "$s"); done
+  pkg=$(mktemp -d)/sparse_mla; ideas_stack "$n" "$pkg" || { echo "stack $n does not apply"; continue; }
+  mapfile -t args < <(set_args "$sets")
   echo "== ideas $n ${args[*]}" | tee -a "$OUT_DIR/ideas_bench.txt"
   if [ "${VERIFY:-0}" = 1 ]; then
     "$AR" verify --kernel "$pkg" "${args[@]}" ${VERIFY_ARGS:-} 2>&1 | tail -8 | tee -a "$OUT_DIR/ideas_bench.txt"

@@ -1,6 +1,6 @@
-# Sourced by scripts/ideas_bench.sh, scripts/device/sparse_mla_table/run.sh and
-# tests/gpu/ideas_compile.sh: a throwaway copy of kernels/sparse_mla with
-# prepared ideas applied.
+# Sourced by scripts/ideas_bench.sh, scripts/apply_ideas.sh,
+# scripts/device/sparse_mla_table/run.sh and tests/gpu/ideas_compile.sh: a
+# throwaway copy of kernels/sparse_mla with prepared ideas applied.
 #
 #   ideas_package DIR PATCH...   DIR: the package (results/ left out) with the patches
 #                                applied in order (paths as git diff writes them);
@@ -9,8 +9,7 @@
 # An idea written for two states a run may reach (its patch NAME.patch, and a
 # version NAME.alt-LABEL.diff for the state where an earlier idea was kept or
 # discarded) applies as the first version that fits, as scripts/apply_ideas.sh
-# does in a run. IDEAS_EXACT=1 applies exactly the files given; IDEAS_EXACT_LAST=1,
-# the last one exactly.
+# does in a run. IDEAS_EXACT_LAST=1 applies the last file given exactly.
 ideas_package() {
   local dir=$1 repo
   shift
@@ -22,7 +21,7 @@ ideas_package() {
     i=$((i + 1))
     applied=
     for v in $(idea_versions "$p"); do
-      [ "$v" != "$p" ] && { [ "${IDEAS_EXACT:-0}" = 1 ] || { [ "${IDEAS_EXACT_LAST:-0}" = 1 ] && [ $i = $# ]; }; } && continue
+      [ "$v" != "$p" ] && [ "${IDEAS_EXACT_LAST:-0}" = 1 ] && [ $i = $# ] && continue
       # a dry run first: patch applies the hunks that fit even when others fail
       if (cd "$dir" && patch --dry-run -s -p3 < "$v" > /dev/null 2>&1); then
         (cd "$dir" && patch -s -p3 < "$v") || return 1
@@ -51,4 +50,27 @@ idea_patch() {
   esac
   [ -n "$f" ] && [ -f "$f" ] || { echo "no prepared idea $1 in $dir" >&2; return 1; }
   echo "$f"
+}
+
+# ideas_stack N|A+B+... DIR: ideas_package DIR with ideas A, B, ... (idea_patch names them), or with
+# the ideas a run proposes (not the set-aside ones) up to number N
+ideas_stack() {
+  local picked=() k f n nums
+  if [[ "$1" == *+* ]]; then
+    IFS=+ read -ra nums <<< "$1"
+    for k in "${nums[@]}"; do picked+=("$(idea_patch "$k")") || return 1; done
+  else
+    for f in "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"/scripts/ideas/sparse_mla/[0-9][0-9]-*.patch; do
+      n=$(basename "$f"); n=$((10#${n%%-*}))
+      [ "$n" -le "$1" ] && picked+=("$f")
+    done
+  fi
+  ideas_package "$2" "${picked[@]}"
+}
+
+# set_args SETS: "NAME=V,NAME=V" as the words --set NAME=V ..., one per line
+set_args() {
+  local kv s
+  IFS=, read -ra kv <<< "$1"
+  for s in "${kv[@]}"; do [ -n "$s" ] && printf -- '--set\n%s\n' "$s"; done
 }

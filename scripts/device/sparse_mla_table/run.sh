@@ -18,10 +18,8 @@ work=$(mktemp -d)
 args=()
 if [[ "$REF" == *:* ]]; then   # prepared ideas, as scripts/ideas_bench.sh stacks them
   source scripts/ideas_package.sh
-  picked=(); IFS=+ read -ra nums <<< "${REF%%:*}"
-  for k in "${nums[@]}"; do picked+=("$(idea_patch "$k")"); done
-  ideas_package "$work/best/sparse_mla" "${picked[@]}"
-  IFS=, read -ra kv <<< "${REF#*:}"; for s in "${kv[@]}"; do [ -n "$s" ] && args+=(--set "$s"); done
+  ideas_stack "${REF%%:*}" "$work/best/sparse_mla"
+  mapfile -t args < <(set_args "${REF#*:}")
 else                           # a commit: its kernels/sparse_mla, tunables included
   mkdir -p "$work/best" && git archive "$REF" kernels/sparse_mla | tar -x -C "$work/best" --strip-components=1
 fi
