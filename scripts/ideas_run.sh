@@ -7,20 +7,36 @@
 # go under $OUT.
 #
 #   AUTORESEARCH=./build/autoresearch TAG=ideas2 TUNE_EACH=8 [EXTRA_ARGS="--max-hours 0.1"] scripts/ideas_run.sh
+#
+# WORKDIR=/tmp/ideas-record: the run happens in a copy of this repository there,
+# which outlives the call while the GPU machine stays warm; the same command
+# again (same WORKDIR and TAG) resumes the run (`run --resume`) where the
+# budget of the call before stopped it. Stop it with --max-hours, between
+# candidates: a run killed mid-candidate resumes with that candidate abandoned,
+# and this agent, which proposes patch N on iteration N, would skip its patch.
 set -uo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-AR=${AUTORESEARCH:-$REPO/build/autoresearch}
+AR=$(realpath "${AUTORESEARCH:-$REPO/build/autoresearch}")
 OUT_DIR=${OUT:-$(mktemp -d /tmp/ideas_run.XXXXXX)}
 TAG=${TAG:-ideas-$(date +%H%M%S)}
 TUNE_EACH=${TUNE_EACH:-8}
+GOAL=${GOAL:-2x}   # above what the ideas may reach, so that every one of them is judged
+if [ -n "${WORKDIR:-}" ]; then
+  [ -d "$WORKDIR/.git" ] || cp -a "$REPO" "$WORKDIR"
+  REPO=$WORKDIR
+fi
 cd "$REPO"
+run_dir=.autoresearch/runs/sparse_mla-$TAG
 
 # The wgmma probe first (scripts/ideas_bench.sh with no stack to bench; PROBE=0 skips it).
 [ "${PROBE:-1}" = 1 ] && OUT="$OUT_DIR" AUTORESEARCH="$AR" bash scripts/ideas_bench.sh
 
+if [ -f "$run_dir/experiments.jsonl" ]; then
+  "$AR" run --resume "sparse_mla-$TAG" ${EXTRA_ARGS:-} 2>&1 | tee "$OUT_DIR/$TAG.resume.console.txt"
+else
 "$AR" run --kernel sparse_mla --agent command --agent-cmd "bash scripts/apply_ideas.sh scripts/ideas/sparse_mla" \
-  --tune-each "$TUNE_EACH" --tag "$TAG" --plateau 0 --goal 2x --profile false ${EXTRA_ARGS:-} 2>&1 | tee "$OUT_DIR/$TAG.console.txt"
-run_dir=.autoresearch/runs/sparse_mla-$TAG
+  --tune-each "$TUNE_EACH" --tag "$TAG" --plateau 0 --goal "$GOAL" --profile false ${EXTRA_ARGS:-} 2>&1 | tee "$OUT_DIR/$TAG.console.txt"
+fi
 gzip -c "$run_dir/experiments.jsonl" > "$OUT_DIR/$TAG.experiments.jsonl.gz" 2>/dev/null
 "$AR" log "sparse_mla-$TAG" > "$OUT_DIR/$TAG.log.txt" 2>&1
 git log --format='%h %s%n%b' "autoresearch/sparse_mla-$TAG" -n 8 > "$OUT_DIR/$TAG.branch.txt" 2>&1
