@@ -34,7 +34,9 @@ run_dir=.autoresearch/runs/sparse_mla-$TAG
 if [ -f "$run_dir/experiments.jsonl" ]; then
   "$AR" run --resume "sparse_mla-$TAG" ${EXTRA_ARGS:-} 2>&1 | tee "$OUT_DIR/$TAG.resume.console.txt"
 else
-"$AR" run --kernel sparse_mla --agent command --agent-cmd "bash scripts/apply_ideas.sh scripts/ideas/sparse_mla" \
+# The ideas are read from this tree, not from the run's worktree: that one is the
+# commit the run started from, and a .sets file edited since would not be seen.
+"$AR" run --kernel sparse_mla --agent command --agent-cmd "bash $REPO/scripts/apply_ideas.sh $REPO/scripts/ideas/sparse_mla" \
   --tune-each "$TUNE_EACH" --tag "$TAG" --plateau 0 --goal "$GOAL" --profile false ${EXTRA_ARGS:-} 2>&1 | tee "$OUT_DIR/$TAG.console.txt"
 fi
 gzip -c "$run_dir/experiments.jsonl" > "$OUT_DIR/$TAG.experiments.jsonl.gz" 2>/dev/null
