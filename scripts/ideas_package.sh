@@ -22,9 +22,10 @@ ideas_package() {
     applied=
     for v in $(idea_versions "$p"); do
       [ "$v" != "$p" ] && [ "${IDEAS_EXACT_LAST:-0}" = 1 ] && [ $i = $# ] && continue
-      # a dry run first: patch applies the hunks that fit even when others fail
-      if (cd "$dir" && patch --dry-run -s -p3 < "$v" > /dev/null 2>&1); then
-        (cd "$dir" && patch -s -p3 < "$v") || return 1
+      # a dry run first: patch applies the hunks that fit even when others fail. No fuzz, as git apply
+      # in a run: a version that needs it is not the one a run applies there
+      if (cd "$dir" && patch --dry-run -s -F0 -p3 < "$v" > /dev/null 2>&1); then
+        (cd "$dir" && patch -s -F0 --no-backup-if-mismatch -p3 < "$v") || return 1
         applied=$v
         break
       fi

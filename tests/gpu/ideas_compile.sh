@@ -76,4 +76,9 @@ for p in "${patches[@]}"; do
   done
   prior+=("$p")
 done
+# Idea 11's layout probe builds against the stack it checks.
+if compgen -G "$IDEAS/11-*.patch" > /dev/null; then
+  COMPILE_ONLY=1 bash "$REPO/scripts/device/row_gather_probe/run.sh" > "$OUT/row_gather_probe.log" 2>&1 ||
+    { echo "FAIL tests/gpu/row_gather_probe.cu does not build:" >&2; tail -20 "$OUT/row_gather_probe.log" >&2; exit 1; }
+fi
 echo "all ${#patches[@]} prepared ideas apply and build"
