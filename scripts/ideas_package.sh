@@ -9,12 +9,14 @@
 # An idea written for two states a run may reach (its patch NAME.patch, and a
 # version NAME.alt-LABEL.diff for the state where an earlier idea was kept or
 # discarded) applies as the first version that fits, as scripts/apply_ideas.sh
-# does in a run. IDEAS_EXACT_LAST=1 applies the last file given exactly.
+# does in a run. IDEAS_EXACT_LAST=1 applies the last file given exactly;
+# IDEAS_PACKAGE_SRC names another package to start from (the tests' toy one).
 ideas_package() {
   local dir=$1 repo
   shift
   repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-  rm -rf "$dir" && mkdir -p "$(dirname "$dir")" && cp -r "$repo/kernels/sparse_mla" "$dir" && rm -rf "$dir/results" ||
+  rm -rf "$dir" && mkdir -p "$(dirname "$dir")" && cp -r "${IDEAS_PACKAGE_SRC:-$repo/kernels/sparse_mla}" "$dir" &&
+    rm -rf "$dir/results" ||
     return 1
   local p v applied i=0
   for p in "$@"; do

@@ -3,7 +3,8 @@
 # _CONTEXT_DIR), in a throwaway git repository: proposal N applies the N-th
 # patch and its .sets, records the idea; an idea written for two states applies
 # as the version that fits (NAME.alt-LABEL.diff); one that fits neither changes
-# nothing and says why; past the last patch it exits 3.
+# nothing and says why; past the last patch it exits 3. And the stacks the
+# benches build (scripts/ideas_package.sh) take the version a run would.
 #
 #   apply_ideas_test.sh PATH/TO/apply_ideas.sh
 set -uo pipefail
@@ -70,6 +71,21 @@ check "a patch that fits no state says so" grep -q "does not apply" <<< "$err"
 
 propose 4
 check "past the last patch: exit 3" test "$rc" = 3
+
+# The bench's stacks (scripts/ideas_package.sh) apply what a run applies: a version that fits only with
+# fuzz is not applied (git apply in a run refuses it); its alternate, written for that state, is.
+source "$(dirname "$APPLY")/ideas_package.sh"
+fz=$work/fuzz
+mkdir -p "$fz/ideas" "$fz/src"
+start='l1\nl2\nl3\nX\nl5\nl6\nl7\n'
+printf "$start" > "$fz/src/kernel.cu"
+{ echo "IDEA: one"; diff_of "$start" 'L1\nl2\nl3\nX\nl5\nl6\nl7\n'; } > "$fz/ideas/01-one.patch"
+{ echo "IDEA: two"; diff_of "$start" 'l1\nl2\nl3\nY\nl5\nl6\nl7\n'; } > "$fz/ideas/02-two.patch"
+diff_of 'L1\nl2\nl3\nX\nl5\nl6\nl7\n' 'L1\nl2\nl3\nY\nl5\nl6\nL7\n' > "$fz/ideas/02-two.alt-after-01.diff"
+IDEAS_PACKAGE_SRC=$fz/src ideas_package "$fz/pkg" "$fz/ideas/01-one.patch" "$fz/ideas/02-two.patch"
+check "a stack builds where every idea has a version that fits" test "$?" = 0
+check "a stack takes the alternate where the patch would fit only with fuzz" grep -qx 'L7' "$fz/pkg/kernel.cu"
+check "a stack leaves no backup files" test ! -e "$fz/pkg/kernel.cu.orig"
 
 [ "$failures" = 0 ] || { echo "$failures check(s) failed"; exit 1; }
 echo "all checks passed"
