@@ -435,6 +435,7 @@ class SlurmHarness : public Harness {
   SlurmJobState final_state(long long id) {
     auto deadline = std::chrono::steady_clock::now() + kStateWait;
     std::optional<SlurmJobState> seen;
+    int unreadable = 0;   // answers without a job state (a busy controller): asked again, a few times
     for (;;) {
       ProcessSpec spec;
       spec.argv = {s_.scontrol, "show", "job", "-o", std::to_string(id)};
@@ -442,8 +443,12 @@ class SlurmHarness : public Harness {
       auto r = runner_.run(spec);
       if (!r.ok()) break;
       seen = parse_scontrol_job(r.out);
-      if (!seen || !slurm_state_is_transient(seen->state)) break;
-      if (std::chrono::steady_clock::now() >= deadline) return *seen;
+      if (!seen && ++unreadable >= 5) break;
+      if (seen && !slurm_state_is_transient(seen->state)) break;
+      if (std::chrono::steady_clock::now() >= deadline) {
+        if (seen) return *seen;
+        break;
+      }
       std::this_thread::sleep_for(milliseconds(200));
     }
     if (seen) return *seen;

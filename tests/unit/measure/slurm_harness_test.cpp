@@ -37,7 +37,10 @@ fi
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do shift; done
 shift
 export SLURM_JOB_ID=$id SLURMD_NODENAME=fakenode
-echo "JobState=RUNNING Reason=None ExitCode=0:0" > "$d/job_$id"
+# A job's state file is replaced whole (written beside, then renamed), as the controller answers
+# whole: the driver's scontrol may read it at any moment, and a truncated file is no state at all.
+set_state() { echo "$2" > "$d/job_$1.$$" && mv -f "$d/job_$1.$$" "$d/job_$1"; }
+set_state "$id" "JobState=RUNNING Reason=None ExitCode=0:0"
 "$@" <&0 &
 child=$!
 echo $child > "$d/pid_$id"
@@ -47,7 +50,7 @@ if grep -q RUNNING "$d/job_$id"; then
   st=COMPLETED; [ $rc -eq 0 ] || st=FAILED
   code=$rc; sig=0
   if [ $rc -gt 128 ]; then code=0; sig=$((rc - 128)); fi
-  echo "JobState=$st Reason=None ExitCode=$code:$sig" > "$d/job_$id"
+  set_state "$id" "JobState=$st Reason=None ExitCode=$code:$sig"
 fi
 exit $rc
 )SH";
@@ -68,10 +71,10 @@ if grep -q RUNNING "$d/job_$id"; then
   # of srun's group or of this script's reaches it (started, and out of both,
   # before the task is signalled).
   rm -f "$d/detached_$id"
-  setsid bash -c "touch '$d/detached_$id'; sleep 0.5; echo 'JobState=CANCELLED Reason=None ExitCode=0:15' > '$d/job_$id'" \
+  setsid bash -c "touch '$d/detached_$id'; sleep 0.5; echo 'JobState=CANCELLED Reason=None ExitCode=0:15' > '$d/job_$id.c' && mv -f '$d/job_$id.c' '$d/job_$id'" \
     </dev/null >/dev/null 2>&1 &
   for _ in $(seq 1 100); do [ -f "$d/detached_$id" ] && break; sleep 0.02; done
-  echo "JobState=COMPLETING Reason=None ExitCode=0:15" > "$d/job_$id"
+  echo "JobState=COMPLETING Reason=None ExitCode=0:15" > "$d/job_$id.s" && mv -f "$d/job_$id.s" "$d/job_$id"
   kill -TERM "$(cat "$d/pid_$id")" 2>/dev/null
 fi
 exit 0
