@@ -20,7 +20,7 @@ AR=$(realpath "${AUTORESEARCH:-$REPO/build/autoresearch}")
 OUT_DIR=${OUT:-$(mktemp -d /tmp/ideas_run.XXXXXX)}
 TAG=${TAG:-ideas-$(date +%H%M%S)}
 TUNE_EACH=${TUNE_EACH:-8}
-GOAL=${GOAL:-2x}   # above what the ideas may reach, so that every one of them is judged
+GOAL=${GOAL:-2x}   # set it above what the ideas may reach (e.g. 5x) so that every one of them is judged
 if [ -n "${WORKDIR:-}" ]; then
   [ -d "$WORKDIR/.git" ] || cp -a "$REPO" "$WORKDIR"
   REPO=$WORKDIR

@@ -445,10 +445,7 @@ class SlurmHarness : public Harness {
       seen = parse_scontrol_job(r.out);
       if (!seen && ++unreadable >= 5) break;
       if (seen && !slurm_state_is_transient(seen->state)) break;
-      if (std::chrono::steady_clock::now() >= deadline) {
-        if (seen) return *seen;
-        break;
-      }
+      if (std::chrono::steady_clock::now() >= deadline) break;   // the last state seen, below
       std::this_thread::sleep_for(milliseconds(200));
     }
     if (seen) return *seen;
