@@ -196,7 +196,8 @@ std::optional<Profile> profile_kernel(ProcessRunner& runner, const ProfileReques
   nlohmann::json verify = {{"cmd", "verify"},   {"slot", "prof"},        {"workload", workload_request(*w)},
                            {"seed", 12345},     {"deterministic", true}, {"tolerances", tolerances_json(*rq.manifest)}};
   ProcessSpec spec;
-  spec.argv = {ncu, "--clock-control", "none", "--target-processes", "all", "--kernel-name", "regex:^ar_stage",
+  // A dispatch cubin launches ar_k<k>_stage<i> (launch_plan.h), a plain one ar_stage<i>.
+  spec.argv = {ncu, "--clock-control", "none", "--target-processes", "all", "--kernel-name", "regex:^ar_(k[0-9]+_)?stage",
                "--launch-count", "4", "--section", "SpeedOfLight", "--section", "Occupancy", "--section",
                "WarpStateStats", "--section", "ComputeWorkloadAnalysis", "--section", "LaunchStats", "--csv", "--page",
                "raw", "--log-file", log.string(), rq.harness_exe.string(), "--gpu", std::to_string(rq.gpu)};

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# A run that continues a record run on the GPU machine: it starts from the head
+# of an earlier run's branch (fetched from its bundle) and proposes only the
+# prepared ideas named, each judged and tuned by the tool as in
+# scripts/ideas_run.sh. The two branches together are one chain of kept
+# commits from the plain start: the earlier run's, then this one's.
+# Cheaper than a record run from the start when the device time left is short.
+#
+#   BUNDLE=.carry/ideas11.bundle BASE=autoresearch/sparse_mla-ideas11 TAG=ideas12 \
+#   IDEAS="11-row-gathers 13-skip-idle-warpgroup" AUTORESEARCH=.carry/autoresearch \
+#   bash scripts/device/ideas_continue/run.sh
+#
+# Console, log, branch log and the new commits (a bundle on top of BASE) go under $OUT.
+set -uo pipefail
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+AR=$(realpath "${AUTORESEARCH:-$REPO/build/autoresearch}")
+OUT_DIR=${OUT:-$(mktemp -d /tmp/ideas_continue.XXXXXX)}
+BUNDLE=$(realpath "${BUNDLE:?BUNDLE: the bundle of the earlier run}")
+BASE=${BASE:?BASE: the branch in BUNDLE to continue}
+TAG=${TAG:?TAG: the tag of this run}
+IDEAS=${IDEAS:?IDEAS: the prepared ideas to propose, by file name without .patch}
+TUNE_EACH=${TUNE_EACH:-2}
+export PATH=/usr/local/cuda/bin:$PATH
+cd "$REPO"
+# The GPU machine's copy may carry uncommitted files; the worktree below needs only the bundle.
+git fetch -q "$BUNDLE" "$BASE:refs/heads/continue-base-$TAG" || exit 1
+work=$(mktemp -d /tmp/ideas_continue.work.XXXXXX)
+git worktree add -q -b "continue-$TAG" "$work/tree" "continue-base-$TAG" || exit 1
+# The agent proposes the files of this folder in order (scripts/apply_ideas.sh).
+mkdir -p "$work/ideas"
+for idea in $IDEAS; do
+  cp "$REPO/scripts/ideas/sparse_mla/$idea".* "$work/ideas/" || exit 1
+done
+cd "$work/tree"
+"$AR" run --kernel sparse_mla --agent command --agent-cmd "bash $REPO/scripts/apply_ideas.sh $work/ideas" \
+  --tune-each "$TUNE_EACH" --tag "$TAG" --plateau 0 --goal "${GOAL:-5x}" --profile false ${EXTRA_ARGS:-} 2>&1 |
+  tee "$OUT_DIR/$TAG.console.txt" | grep -v '^\[#'
+run_dir=.autoresearch/runs/sparse_mla-$TAG
+gzip -c "$run_dir/experiments.jsonl" > "$OUT_DIR/$TAG.experiments.jsonl.gz" 2>/dev/null
+"$AR" log "sparse_mla-$TAG" > "$OUT_DIR/$TAG.log.txt" 2>&1
+git log --format='%h %s%n%b' "autoresearch/sparse_mla-$TAG" -n 8 > "$OUT_DIR/$TAG.branch.txt" 2>&1
+# Only the new commits: fetch it into a repository that has BASE.
+git bundle create "$OUT_DIR/$TAG.bundle" "autoresearch/sparse_mla-$TAG" "^continue-base-$TAG" > /dev/null 2>&1 ||
+  echo "could not bundle autoresearch/sparse_mla-$TAG" >&2
