@@ -15,6 +15,7 @@ set -uo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 AR=$(realpath "${AUTORESEARCH:-$REPO/build/autoresearch}")
 OUT_DIR=${OUT:-$(mktemp -d /tmp/ideas_continue.XXXXXX)}
+mkdir -p "$OUT_DIR"
 BUNDLE=$(realpath "${BUNDLE:?BUNDLE: the bundle of the earlier run}")
 BASE=${BASE:?BASE: the branch in BUNDLE to continue}
 TAG=${TAG:?TAG: the tag of this run}
