@@ -444,7 +444,7 @@ class CandidateRun {
     std::optional<std::string> found;
     {
       auto timed = ctx_.phases.time(Phase::Sanitizer);
-      if (verified) status("running compute-sanitizer on the smallest workload");
+      if (verified) status("running compute-sanitizer on the smallest workload of each launch path");
       while (finding.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready)
         if (!verified || ctx_.stop_requested()) abandon = true;
       found = finding.get();
@@ -503,7 +503,7 @@ class CandidateRun {
 
   bool sanitize() {
     std::string note;
-    status("running compute-sanitizer on the smallest workload");
+    status("running compute-sanitizer on the smallest workload of each launch path");
     std::optional<std::string> finding;
     {
       auto timed = ctx_.phases.time(Phase::Sanitizer);

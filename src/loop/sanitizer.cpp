@@ -1,8 +1,12 @@
-// compute-sanitizer (memcheck, racecheck) on every kept CUDA candidate, on the
-// smallest workload, in a fresh harness process: out-of-bounds reads and
-// shared-memory races can pass a numeric check by luck, and a kept commit must
-// not carry them.
+// compute-sanitizer (memcheck, racecheck) on every kept CUDA candidate, in a
+// fresh harness process, on the smallest workload of each launch path the
+// candidate takes (PROTOCOL.md "launch"): out-of-bounds reads and shared-memory
+// races can pass a numeric check by luck, and a kept commit must not carry them,
+// also where only larger workloads reach the code (a dispatch variant, a path
+// chosen by the plan for many key tiles).
+#include <algorithm>
 #include <future>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -15,18 +19,11 @@ namespace ar {
 
 namespace {
 
-const Workload& smallest_workload(const Manifest& m) {
-  const Workload* best = &m.workloads.front();
-  double best_bytes = 1e300;
-  for (const auto& w : m.workloads) {
-    double b = workload_bytes(m, w).value_or(1e299);
-    if (b < best_bytes) {
-      best_bytes = b;
-      best = &w;
-    }
-  }
-  return *best;
-}
+// Each tool instruments every launch: more paths than this and the step would
+// cost more than the verification it runs beside.
+constexpr size_t kMaxSanitizedWorkloads = 6;
+
+double bytes_of(const Manifest& m, const Workload& w) { return workload_bytes(m, w).value_or(1e299); }
 
 std::string sanitizer_path() {
   auto p = find_program("compute-sanitizer");
@@ -35,7 +32,61 @@ std::string sanitizer_path() {
   return "";
 }
 
+// The harness's "launch" replies for every declared workload, asked of a plain
+// (uninstrumented) harness process: binding runs only ar_plan. Empty when the
+// harness cannot say (an old harness, a failed load): the smallest workload alone
+// is sanitized then.
+std::vector<nlohmann::json> ask_launch_paths(RunContext& ctx, const std::filesystem::path& artifact, int gpu,
+                                             const std::atomic<bool>* cancel) {
+  std::string script =
+      nlohmann::json({{"cmd", "load"}, {"slot", "cand"}, {"artifact", artifact.string()}}).dump() + "\n";
+  for (const auto& w : ctx.manifest.workloads)
+    script += nlohmann::json({{"cmd", "launch"}, {"slot", "cand"}, {"workload", workload_request(w)}}).dump() + "\n";
+  script += R"({"cmd":"quit"})" "\n";
+  ProcessSpec spec;
+  spec.argv = {ctx.harness_exe.string(), "--gpu", std::to_string(gpu >= 0 ? gpu : ctx.cfg.gpu)};
+  spec.stdin_data = script;
+  spec.timeout = std::chrono::seconds(120);
+  spec.cancel = cancel ? cancel : ctx.world.stop;
+  const ProcessResult r = ctx.world.runner->run(spec);
+  std::vector<nlohmann::json> replies;
+  std::istringstream out(r.out);
+  std::string line;
+  while (std::getline(out, line)) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_object() && j.value("ok", false) && j.contains("launch")) replies.push_back(std::move(j));
+  }
+  return replies;
+}
+
 }  // namespace
+
+std::vector<const Workload*> sanitizer_workloads(const Manifest& m, const std::vector<nlohmann::json>& launches) {
+  std::vector<const Workload*> picked;
+  if (m.workloads.empty()) return picked;
+  const Workload* smallest = &m.workloads.front();
+  for (const auto& w : m.workloads)
+    if (bytes_of(m, w) < bytes_of(m, *smallest)) smallest = &w;
+  picked.push_back(smallest);
+  // The smallest workload of each launch path, smallest first.
+  std::map<std::string, const Workload*> per_path;
+  for (const auto& reply : launches) {
+    const Workload* w = m.find_workload(reply.value("workload", ""));
+    if (!w) continue;
+    const std::string path = reply["launch"].dump();
+    auto it = per_path.find(path);
+    if (it == per_path.end() || bytes_of(m, *w) < bytes_of(m, *it->second)) per_path[path] = w;
+  }
+  std::vector<const Workload*> others;
+  for (const auto& [path, w] : per_path)
+    if (w != smallest) others.push_back(w);
+  std::sort(others.begin(), others.end(),
+            [&m](const Workload* a, const Workload* b) { return bytes_of(m, *a) < bytes_of(m, *b); });
+  for (const Workload* w : others)
+    if (picked.size() < kMaxSanitizedWorkloads && std::find(picked.begin(), picked.end(), w) == picked.end())
+      picked.push_back(w);
+  return picked;
+}
 
 std::optional<std::string> sanitizer_finding(const std::string& output, int exit_code) {
   // "========= ERROR SUMMARY: 3 errors" (memcheck) or
@@ -71,14 +122,25 @@ std::optional<std::string> run_sanitizers(RunContext& ctx, const std::filesystem
     *note = "compute-sanitizer not found; skipped";
     return std::nullopt;
   }
-  const Workload& w = smallest_workload(ctx.manifest);
+  const std::vector<const Workload*> workloads =
+      sanitizer_workloads(ctx.manifest, ask_launch_paths(ctx, artifact, gpu, cancel));
+  if (workloads.empty()) {
+    *note = "the package declares no workload; skipped";
+    return std::nullopt;
+  }
+  std::string names;
+  for (const Workload* w : workloads) names += (names.empty() ? "" : ", ") + w->name;
   nlohmann::json load = {{"cmd", "load"}, {"slot", "cand"}, {"artifact", artifact.string()}};
   // The candidate on every input distribution, and nothing else: the tools
   // instrument every kernel the process launches, and the reference, the
   // generators and the fingerprints of a verify were most of their time.
-  nlohmann::json exercise = {{"cmd", "exercise"}, {"slot", "cand"}, {"workload", workload_request(w)},
-                             {"seed", ctx.seed ^ 0x5a17}};
-  std::string script = load.dump() + "\n" + exercise.dump() + "\n" + R"({"cmd":"quit"})" + "\n";
+  std::string script = load.dump() + "\n";
+  for (const Workload* w : workloads)
+    script += nlohmann::json({{"cmd", "exercise"}, {"slot", "cand"}, {"workload", workload_request(*w)},
+                              {"seed", ctx.seed ^ 0x5a17}})
+                  .dump() +
+              "\n";
+  script += R"({"cmd":"quit"})" "\n";
   // The two tools run at once, each in its own harness process: neither is
   // timed, and racecheck alone takes as long as memcheck.
   const std::vector<std::string> tools = {"memcheck", "racecheck"};
@@ -103,7 +165,7 @@ std::optional<std::string> run_sanitizers(RunContext& ctx, const std::filesystem
     if (r.cancelled || r.timed_out) continue;
     // The harness prints protocol replies on stdout; the sanitizer reports on stdout too.
     if (auto finding = sanitizer_finding(r.out + "\n" + r.err, r.exit_code))
-      return fmt::format("{} on {}: {}", tools[i], w.name, *finding);
+      return fmt::format("{} on {}: {}", tools[i], names, *finding);
   }
   std::string done;
   for (size_t i = 0; i < tools.size(); ++i) {
@@ -113,7 +175,7 @@ std::optional<std::string> run_sanitizers(RunContext& ctx, const std::filesystem
     }
     done += tools[i] + (results[i].timed_out ? " timed out (not counted against the candidate); " : " clean; ");
   }
-  *note = done + "on " + w.name;
+  *note = done + "on " + names;
   return std::nullopt;
 }
 

@@ -107,12 +107,16 @@ PreparedBuild prepare_build(RunContext& ctx, const Tunables& t, int id, const st
 std::string commit_message(const RunContext& ctx, int id, const Proposal& p, const Comparison& full,
                            const Comparison& confirm, double threshold, double vs_baseline);
 
-// sanitizer.cpp: compute-sanitizer memcheck/racecheck on the smallest workload.
+// sanitizer.cpp: compute-sanitizer memcheck/racecheck on the smallest workload of each launch path.
 // nullopt: clean or not available (*note says which); else the finding.
 // `gpu` < 0: the run's --gpu. `cancel` (else the run's stop signal) abandons it.
 std::optional<std::string> run_sanitizers(RunContext& ctx, const std::filesystem::path& artifact,
                                           std::string* note, int gpu = -1,
                                           const std::atomic<bool>* cancel = nullptr);
+
+// Which workloads the sanitizers exercise: the smallest of all, then the smallest of each distinct
+// launch path in `launches` (the harness's "launch" replies), smallest first, at most six.
+std::vector<const Workload*> sanitizer_workloads(const Manifest& m, const std::vector<nlohmann::json>& launches);
 
 // Parses compute-sanitizer output: nullopt when it reports no errors.
 std::optional<std::string> sanitizer_finding(const std::string& output, int exit_code);

@@ -499,3 +499,23 @@ TEST_CASE("exercise: the candidate once per distribution on a verify's inputs, a
     CHECK(w.call(bad).at("kind") == "bad_request");
   }
 }
+
+TEST_CASE("launch: the slot bound to the workload, its launch path, nothing run", "[harness-core]") {
+  World w;
+  w.load("cand", "honest");
+  json rq = fake_verify("cand");
+  rq["cmd"] = "launch";
+  rq.erase("tolerances");
+  rq.erase("seed");
+  json r = w.call(rq);
+  INFO(r.dump());
+  REQUIRE(r.at("ok") == true);
+  CHECK(r.at("workload") == "w");
+  CHECK(r.contains("launch"));                  // the fake device, as the CPU's, has one way to run: null
+  CHECK(r.at("launch").is_null());
+  CHECK(w.device.launches["cand"] == 0);        // bound, never launched
+  CHECK(w.problem.reference_runs == 0);
+  // An unloaded slot is a bad request, as for exercise.
+  rq["slot"] = "nobody";
+  CHECK(w.call(rq).at("kind") == "bad_request");
+}

@@ -78,6 +78,13 @@ class Device {
   virtual void bind(const std::string& slot, Problem& problem, int rotations, double pad_us) = 0;
   // Drops what bind() made (before the problem's buffers are released).
   virtual void unbind_all() = 0;
+  // How the bound slot launches (PROTOCOL.md "launch"): CUDA, the dispatch variant and each stage's block
+  // and dynamic shared memory, what separates one code path of a kernel from another; null where a
+  // device has a single way to run a kernel (the CPU).
+  virtual nlohmann::json launch_signature(const std::string& slot) {
+    (void)slot;
+    return nullptr;
+  }
 
   // Runs the slot's kernel once on a rotation, eagerly, and waits for it.
   // CUDA re-poisons the slot's workspace (0xFF) before the launch.

@@ -22,4 +22,8 @@ ExerciseRequest parse_exercise_request(const json& request);
 // or a fault is the usual error reply.
 json run_exercise(Device& device, Problem& problem, const ExerciseRequest& request);
 
+// The launch procedure (PROTOCOL.md "launch"): the slot bound to the workload, nothing run;
+// {"ok":true,"workload":...,"launch":Device::launch_signature}.
+json run_launch(Device& device, Problem& problem, const ExerciseRequest& request);
+
 }  // namespace ar::harness

@@ -40,6 +40,10 @@ struct Commands {
     return run_exercise(s.device_, s.problem_, parse_exercise_request(rq));
   }
 
+  static json launch(Server& s, const json& rq) {
+    return run_launch(s.device_, s.problem_, parse_exercise_request(rq));
+  }
+
   static json bench(Server& s, const json& rq) {
     return run_bench(s.device_, s.problem_, parse_bench_request(rq),
                      [&s](const std::string& when) { s.watch_.require_unchanged(when); });
@@ -56,7 +60,8 @@ namespace {
 // One row per command; the protocol's whole surface at a glance.
 const Commands::Entry kCommands[] = {{"hello", Commands::hello},   {"load", Commands::load},
                                      {"verify", Commands::verify}, {"exercise", Commands::exercise},
-                                     {"bench", Commands::bench},   {"quit", Commands::quit}};
+                                     {"launch", Commands::launch}, {"bench", Commands::bench},
+                                     {"quit", Commands::quit}};
 
 }  // namespace
 
@@ -154,7 +159,7 @@ json Server::handle(const json& request) {
   }
   // Whatever the request did, no module may keep state from it (a failed
   // request included: its changes would otherwise be blamed on the next one).
-  if (entry && !fault_ && (name == "verify" || name == "exercise" || name == "bench")) {
+  if (entry && !fault_ && (name == "verify" || name == "exercise" || name == "launch" || name == "bench")) {
     try {
       if (auto guard = settle_state("after " + name)) {
         if (reply.value("ok", false)) reply = guard_reply(*guard, guard->slot);

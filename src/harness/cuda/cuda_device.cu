@@ -49,6 +49,7 @@ struct Binding {
   long workspace_offset = -1;
   std::vector<cudaGraphExec_t> graphs;              // per rotation
   long long pad_cycles = -1;                        // spin kernel after the stages; < 0: none
+  int variant = 0;                                  // the dispatch variant the plan chose (0: ar_stage*)
 
   Binding() = default;
   Binding(const Binding&) = delete;
@@ -145,6 +146,7 @@ class CudaDevice final : public Device {
       b->plan = run_plan(s.module->plan(variant), blob0, blob_bytes, ws_offset);
     }
     b->stages = validate_plan(*s.module, b->plan, variant, slot);
+    b->variant = variant;
 
     if (b->plan.workspace_bytes > 0) {
       b->workspace_alloc = static_cast<size_t>((b->plan.workspace_bytes + kWorkspaceGranule - 1) /
@@ -178,6 +180,16 @@ class CudaDevice final : public Device {
 
   void unbind_all() override {
     for (auto& [name, s] : slots_) s.binding.reset();
+  }
+
+  nlohmann::json launch_signature(const std::string& slot) override {
+    const Binding& b = binding_ref(slot, 0);
+    nlohmann::json stages = nlohmann::json::array();
+    for (int i = 0; i < b.plan.num_stages; ++i) {
+      const LaunchStage& st = b.plan.stage[i];
+      stages.push_back({{"block", {st.block[0], st.block[1], st.block[2]}}, {"shared_bytes", st.shared_bytes}});
+    }
+    return {{"variant", b.variant}, {"stages", stages}};
   }
 
   void run(const std::string& slot, int rotation) override {

@@ -33,3 +33,46 @@ TEST_CASE("errors are found, counted, and the excerpt skips the banner") {
 TEST_CASE("exit status 99 (--error-exitcode) alone is a finding") {
   CHECK(sanitizer_finding("========= COMPUTE-SANITIZER\n", 99));
 }
+
+// sanitizer_workloads: which workloads the tools exercise, from the harness's "launch" replies.
+#include "autoresearch/core/manifest.h"
+#include "autoresearch/util/expression.h"
+
+namespace {
+ar::Manifest three_sizes() {
+  ar::Manifest m;
+  std::string err;
+  m.bytes = ar::Expression::parse("n * 4", &err);
+  for (auto [name, n] : {std::pair{"big", 4096}, std::pair{"small", 16}, std::pair{"mid", 256}}) {
+    ar::Workload w;
+    w.name = name;
+    w.params = {{"n", n}};
+    m.workloads.push_back(w);
+  }
+  return m;
+}
+}  // namespace
+
+TEST_CASE("without launch paths only the smallest workload is sanitized") {
+  ar::Manifest m = three_sizes();
+  auto picked = ar::sanitizer_workloads(m, {});
+  REQUIRE(picked.size() >= 1);
+  CHECK(picked[0]->name == "small");
+  CHECK(picked.size() == 1);
+}
+
+TEST_CASE("each launch path adds its smallest workload, smallest first") {
+  ar::Manifest m = three_sizes();
+  nlohmann::json v0 = {{"variant", 0}, {"stages", {{{"block", {384, 1, 1}}, {"shared_bytes", 1000}}}}};
+  nlohmann::json v1 = {{"variant", 1}, {"stages", {{{"block", {384, 1, 1}}, {"shared_bytes", 2000}}}}};
+  std::vector<nlohmann::json> replies = {{{"ok", true}, {"workload", "small"}, {"launch", v0}},
+                                         {{"ok", true}, {"workload", "big"}, {"launch", v1}},
+                                         {{"ok", true}, {"workload", "mid"}, {"launch", v1}}};
+  auto picked = ar::sanitizer_workloads(m, replies);
+  REQUIRE(picked.size() == 2);
+  CHECK(picked[0]->name == "small");
+  CHECK(picked[1]->name == "mid");   // the smallest on variant 1, not the biggest
+  // One path for all: the smallest alone.
+  for (auto& r : replies) r["launch"] = v0;
+  CHECK(ar::sanitizer_workloads(m, replies).size() == 1);
+}
