@@ -25,6 +25,11 @@ constexpr size_t kMaxSanitizedWorkloads = 6;
 
 double bytes_of(const Manifest& m, const Workload& w) { return workload_bytes(m, w).value_or(1e299); }
 
+// The harness request that loads the candidate into the slot the scripts below use.
+std::string load_line(const std::filesystem::path& artifact) {
+  return nlohmann::json({{"cmd", "load"}, {"slot", "cand"}, {"artifact", artifact.string()}}).dump() + "\n";
+}
+
 std::string sanitizer_path() {
   auto p = find_program("compute-sanitizer");
   if (!p.empty()) return p;
@@ -38,8 +43,7 @@ std::string sanitizer_path() {
 // is sanitized then.
 std::vector<nlohmann::json> ask_launch_paths(RunContext& ctx, const std::filesystem::path& artifact, int gpu,
                                              const std::atomic<bool>* cancel) {
-  std::string script =
-      nlohmann::json({{"cmd", "load"}, {"slot", "cand"}, {"artifact", artifact.string()}}).dump() + "\n";
+  std::string script = load_line(artifact);
   for (const auto& w : ctx.manifest.workloads)
     script += nlohmann::json({{"cmd", "launch"}, {"slot", "cand"}, {"workload", workload_request(w)}}).dump() + "\n";
   script += R"({"cmd":"quit"})" "\n";
@@ -62,29 +66,26 @@ std::vector<nlohmann::json> ask_launch_paths(RunContext& ctx, const std::filesys
 }  // namespace
 
 std::vector<const Workload*> sanitizer_workloads(const Manifest& m, const std::vector<nlohmann::json>& launches) {
-  std::vector<const Workload*> picked;
-  if (m.workloads.empty()) return picked;
-  const Workload* smallest = &m.workloads.front();
-  for (const auto& w : m.workloads)
-    if (bytes_of(m, w) < bytes_of(m, *smallest)) smallest = &w;
-  picked.push_back(smallest);
-  // The smallest workload of each launch path, smallest first.
+  if (m.workloads.empty()) return {};
+  const auto by_bytes = [&m](const Workload* a, const Workload* b) { return bytes_of(m, *a) < bytes_of(m, *b); };
+  const Workload* smallest = &*std::min_element(m.workloads.begin(), m.workloads.end(),
+                                                [&](const Workload& a, const Workload& b) { return by_bytes(&a, &b); });
+  std::vector<const Workload*> picked = {smallest};
+  // The smallest workload of each launch path (a workload has one path), smallest first.
   std::map<std::string, const Workload*> per_path;
   for (const auto& reply : launches) {
     const Workload* w = m.find_workload(reply.value("workload", ""));
     if (!w) continue;
     const std::string path = reply["launch"].dump();
     auto it = per_path.find(path);
-    if (it == per_path.end() || bytes_of(m, *w) < bytes_of(m, *it->second)) per_path[path] = w;
+    if (it == per_path.end() || by_bytes(w, it->second)) per_path[path] = w;
   }
   std::vector<const Workload*> others;
   for (const auto& [path, w] : per_path)
     if (w != smallest) others.push_back(w);
-  std::sort(others.begin(), others.end(),
-            [&m](const Workload* a, const Workload* b) { return bytes_of(m, *a) < bytes_of(m, *b); });
+  std::sort(others.begin(), others.end(), by_bytes);
   for (const Workload* w : others)
-    if (picked.size() < kMaxSanitizedWorkloads && std::find(picked.begin(), picked.end(), w) == picked.end())
-      picked.push_back(w);
+    if (picked.size() < kMaxSanitizedWorkloads) picked.push_back(w);
   return picked;
 }
 
@@ -130,11 +131,10 @@ std::optional<std::string> run_sanitizers(RunContext& ctx, const std::filesystem
   }
   std::string names;
   for (const Workload* w : workloads) names += (names.empty() ? "" : ", ") + w->name;
-  nlohmann::json load = {{"cmd", "load"}, {"slot", "cand"}, {"artifact", artifact.string()}};
   // The candidate on every input distribution, and nothing else: the tools
   // instrument every kernel the process launches, and the reference, the
   // generators and the fingerprints of a verify were most of their time.
-  std::string script = load.dump() + "\n";
+  std::string script = load_line(artifact);
   for (const Workload* w : workloads)
     script += nlohmann::json({{"cmd", "exercise"}, {"slot", "cand"}, {"workload", workload_request(*w)},
                               {"seed", ctx.seed ^ 0x5a17}})

@@ -1,4 +1,6 @@
 // compute-sanitizer's reports, as seen on the H200 (CUDA 13.0), parsed.
+#include "autoresearch/core/manifest.h"
+#include "autoresearch/util/expression.h"
 #include "catch.h"
 #include "loop/steps.h"
 
@@ -35,9 +37,6 @@ TEST_CASE("exit status 99 (--error-exitcode) alone is a finding") {
 }
 
 // sanitizer_workloads: which workloads the tools exercise, from the harness's "launch" replies.
-#include "autoresearch/core/manifest.h"
-#include "autoresearch/util/expression.h"
-
 namespace {
 ar::Manifest three_sizes() {
   ar::Manifest m;
