@@ -16,6 +16,7 @@
 # and this agent, which proposes patch N on iteration N, would skip its patch.
 set -uo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$REPO/scripts/ideas_records.sh"   # save_run_records
 AR=$(realpath "${AUTORESEARCH:-$REPO/build/autoresearch}")
 OUT_DIR=${OUT:-$(mktemp -d /tmp/ideas_run.XXXXXX)}
 TAG=${TAG:-ideas-$(date +%H%M%S)}
@@ -39,10 +40,5 @@ else
 "$AR" run --kernel sparse_mla --agent command --agent-cmd "bash $REPO/scripts/apply_ideas.sh $REPO/scripts/ideas/sparse_mla" \
   --tune-each "$TUNE_EACH" --tag "$TAG" --plateau 0 --goal "$GOAL" --profile false ${EXTRA_ARGS:-} 2>&1 | tee "$OUT_DIR/$TAG.console.txt"
 fi
-gzip -c "$run_dir/experiments.jsonl" > "$OUT_DIR/$TAG.experiments.jsonl.gz" 2>/dev/null
-"$AR" log "sparse_mla-$TAG" > "$OUT_DIR/$TAG.log.txt" 2>&1
-git log --format='%h %s%n%b' "autoresearch/sparse_mla-$TAG" -n 8 > "$OUT_DIR/$TAG.branch.txt" 2>&1
-# The branch itself, to keep in the repository the run started from:
-#   git fetch OUT/TAG.bundle autoresearch/sparse_mla-TAG:autoresearch/sparse_mla-TAG
-git bundle create "$OUT_DIR/$TAG.bundle" "autoresearch/sparse_mla-$TAG" > /dev/null 2>&1 ||
-  echo "could not bundle autoresearch/sparse_mla-$TAG" >&2
+# The log, its table, the branch's commits and the branch itself, to keep in the repository the run started from.
+save_run_records "$AR" "$OUT_DIR" "$TAG"

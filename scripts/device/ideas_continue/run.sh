@@ -36,10 +36,6 @@ cd "$work/tree"
 "$AR" run --kernel sparse_mla --agent command --agent-cmd "bash $REPO/scripts/apply_ideas.sh $work/ideas" \
   --tune-each "$TUNE_EACH" --tag "$TAG" --plateau 0 --goal "${GOAL:-5x}" --profile false ${EXTRA_ARGS:-} 2>&1 |
   tee "$OUT_DIR/$TAG.console.txt" | grep -v '^\[#'
-run_dir=.autoresearch/runs/sparse_mla-$TAG
-gzip -c "$run_dir/experiments.jsonl" > "$OUT_DIR/$TAG.experiments.jsonl.gz" 2>/dev/null
-"$AR" log "sparse_mla-$TAG" > "$OUT_DIR/$TAG.log.txt" 2>&1
-git log --format='%h %s%n%b' "autoresearch/sparse_mla-$TAG" -n 8 > "$OUT_DIR/$TAG.branch.txt" 2>&1
-# Only the new commits: fetch it into a repository that has BASE.
-git bundle create "$OUT_DIR/$TAG.bundle" "autoresearch/sparse_mla-$TAG" "^continue-base-$TAG" > /dev/null 2>&1 ||
-  echo "could not bundle autoresearch/sparse_mla-$TAG" >&2
+# Only the new commits in the bundle: fetch it into a repository that has BASE.
+source "$REPO/scripts/ideas_records.sh"
+save_run_records "$AR" "$OUT_DIR" "$TAG" "continue-base-$TAG"
