@@ -10,6 +10,7 @@
 // device-side launch or printf only fails to link is named a cheat, not a
 // build error.
 #include "autoresearch/guard/guard.h"
+#include "autoresearch/util/hash.h"
 #include "steps.h"
 
 namespace ar {
@@ -27,6 +28,7 @@ PreparedBuild prepare_build(RunContext& ctx, const Tunables& t, int id, const st
     pb.build.errors = errors;
     return pb;
   }
+  pb.kernel_hash = sha256_hex(*pre);
   std::vector<std::filesystem::path> editable;
   for (const auto& e : ctx.manifest.editable) editable.push_back(ctx.package_dir / e);
   auto scan = scan_preprocessed_source(*pre, editable, ctx.manifest.backend);

@@ -291,6 +291,15 @@ class CandidateRun {
       return false;
     }
     artifact_ = b.artifact;
+    kernel_hash_ = pb.kernel_hash;
+    // A setting whose changed tunables the source ignores here (another path's tile size, a feature
+    // switched off) preprocesses to the incumbent's own source: the same kernel. Measuring it again
+    // would spend GPU time on noise, and a keep would credit a change that changes nothing.
+    if (!p_.changes_source() && !kernel_hash_.empty() && kernel_hash_ == incumbent_kernel_hash(ctx_)) {
+      quick_us_ = ctx_.incumbent_quick_us;   // its speed is the incumbent's: the tuner learns that
+      finish(Decision::Discard, "the same kernel as the best: the changed tunables do not change the preprocessed source");
+      return false;
+    }
     return true;
   }
 
@@ -366,7 +375,7 @@ class CandidateRun {
     if (ctx_.cfg.tune_each <= 0 || !p_.changes_source() || ctx_.manifest.tunables.empty()) return true;
     status(fmt::format("tuning its tunables ({} settings at most)", ctx_.cfg.tune_each));
     auto timed = ctx_.phases.time(Phase::TuneEach);
-    sweep_ = sweep_tunables(ctx_, id_, p_.tunables, artifact_, seed_);
+    sweep_ = sweep_tunables(ctx_, id_, p_.tunables, artifact_, kernel_hash_, seed_);
     rec_["tune_each"] = sweep_->log;
     if (sweep_->cancelled) {
       finish(Decision::Interrupted, "stopped by a signal while tuning its tunables");
@@ -584,6 +593,7 @@ class CandidateRun {
   nlohmann::json rec_;
   CandidateResult result_;
   fs::path artifact_;
+  std::string kernel_hash_;   // its preprocessed source (PreparedBuild::kernel_hash)
   std::optional<double> quick_us_;
   std::map<std::string, double> medians_;
   Comparison full_, confirm_;

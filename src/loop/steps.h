@@ -89,8 +89,10 @@ struct SweepOutcome {
   std::string failure;                       // the candidate itself could not be screened
   StepStatus failure_status = StepStatus::Ok;
 };
+// proposed_kernel: the proposed setting's kernel_hash (PreparedBuild); settings that compile to a kernel
+// already screened in the sweep are not measured again.
 SweepOutcome sweep_tunables(RunContext& ctx, int id, const Tunables& proposed, const std::filesystem::path& artifact,
-                            unsigned long long seed);
+                            const std::string& proposed_kernel, unsigned long long seed);
 
 // build_queue.cpp: guard scan + compile, possibly ahead of time on spare cores.
 struct PreparedBuild {
@@ -98,6 +100,9 @@ struct PreparedBuild {
   std::optional<std::string> guard_failure;     // the static scan's reason
   std::string preprocess_error;
   double scan_seconds = 0;
+  // sha256 of the preprocessed source: the tunables are -D defines and nothing else, so two settings
+  // with the same hash build the same kernel (a tunable the source ignores in this configuration).
+  std::string kernel_hash;
 };
 // The build goes to builds/<id>, or to `out_dir` when given (the sweep's settings).
 PreparedBuild prepare_build(RunContext& ctx, const Tunables& t, int id, const std::atomic<bool>* cancel,

@@ -9,8 +9,11 @@
 // full judgement; the sweep's screen of it stands as the candidate's screen.
 // A setting that slows a quick workload beyond the keep rule's regression
 // margin cannot be kept, however good its geomean: it wins the sweep only if
-// no setting without such a regression was found.
+// no setting without such a regression was found. A setting that preprocesses to a
+// kernel already screened in the sweep (its changed tunables unused by this source)
+// is that kernel: it is logged as such and not measured again.
 #include <future>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -50,8 +53,8 @@ std::string change_text(const Manifest& m, const Tunables& from, const Tunables&
 
 class Sweep {
  public:
-  Sweep(RunContext& ctx, int id, const Tunables& proposed, unsigned long long seed)
-      : ctx_(ctx), id_(id), proposed_(proposed), seed_(seed),
+  Sweep(RunContext& ctx, int id, const Tunables& proposed, const std::string& proposed_kernel, unsigned long long seed)
+      : ctx_(ctx), id_(id), proposed_(proposed), proposed_kernel_(proposed_kernel), seed_(seed),
         tuner_(ctx.manifest, Strategy::Evolution, seed ^ 0x7e5ull, nullptr) {
     tuner_.set_context_key(fmt::format("tune-each-{}", id));
   }
@@ -64,6 +67,7 @@ class Sweep {
     record(start.tunables, "screened", start.quick_us, first->comparison.speedup, start.regression);
     best_ = start;
     observe(start.tunables, Decision::Discard, start.quick_us);
+    if (!proposed_kernel_.empty()) screened_[proposed_kernel_] = {proposed_, start.quick_us};
 
     int left = ctx_.cfg.tune_each;
     int jobs = std::max(1, ctx_.manifest.backend == Backend::Cpu ? 1 : std::min(ctx_.cfg.build_jobs > 0 ? ctx_.cfg.build_jobs : 4, left));
@@ -155,6 +159,12 @@ class Sweep {
     if (pb.build.cancelled || ctx_.stop_requested()) return;
     if (pb.guard_failure) return failed(t, "rejected_by_guard", *pb.guard_failure, Decision::RejectedByGuard);
     if (!pb.build.ok) return failed(t, "build_error", first_error_line(pb.build.errors), Decision::BuildError);
+    if (auto same = screened_.find(pb.kernel_hash); !pb.kernel_hash.empty() && same != screened_.end()) {
+      record(t, "same_kernel", same->second.quick_us, 0,
+             "preprocesses to the kernel of " + nlohmann::json(same->second.tunables).dump() + " (not measured again)");
+      observe(t, Decision::Discard, same->second.quick_us);
+      return;
+    }
     auto loaded = ctx_.session->load(kSweepSlot, pb.build.artifact);
     if (!loaded.ok()) return failed(t, "build_error", loaded.message, Decision::BuildError);
     auto v = verify_workloads(*ctx_.session, kSweepSlot, ctx_.quick(), ctx_.manifest, seed_ ^ 0x3e1, ctx_.cfg);
@@ -165,6 +175,7 @@ class Sweep {
     Setting candidate{t, pb.build.artifact, *s, geomean_us(*s, true), regression_in(*s)};
     record(t, "screened", candidate.quick_us, s->comparison.speedup, candidate.regression);
     observe(t, Decision::Discard, candidate.quick_us);
+    if (!pb.kernel_hash.empty()) screened_[pb.kernel_hash] = {t, candidate.quick_us};
     if (best_ && !better(candidate, *best_)) return;
     // Keep the artifact: the build folder of a setting is reused by the next round.
     fs::path kept = ctx_.builds_dir() / std::to_string(id_) / ("best" + pb.build.artifact.extension().string());
@@ -182,7 +193,13 @@ class Sweep {
   RunContext& ctx_;
   int id_;
   Tunables proposed_;
+  std::string proposed_kernel_;
   unsigned long long seed_;
+  struct Screened {
+    Tunables tunables;
+    double quick_us = 0;
+  };
+  std::map<std::string, Screened> screened_;   // kernel_hash -> the first setting screened with it
   Tuner tuner_;
   std::optional<Setting> best_;
   SweepOutcome out_;
@@ -191,8 +208,8 @@ class Sweep {
 }  // namespace
 
 SweepOutcome sweep_tunables(RunContext& ctx, int id, const Tunables& proposed, const fs::path& artifact,
-                            unsigned long long seed) {
-  Sweep sweep(ctx, id, proposed, seed);
+                            const std::string& proposed_kernel, unsigned long long seed) {
+  Sweep sweep(ctx, id, proposed, proposed_kernel, seed);
   return sweep.run(artifact);
 }
 

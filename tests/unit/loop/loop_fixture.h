@@ -178,8 +178,10 @@ struct Fixture {
     git({"init", "-q", "-b", "main"});
     git({"add", "-A"});
     git({"commit", "-qm", "toy"});
-    // The fake compiler: -E echoes the kernel under a line marker; a build
-    // writes the command line into the artifact, where the harness reads X.
+    // The fake compiler: -E echoes the kernel under a line marker, and the
+    // tunables it uses (every -D but UNUSED_*: a tunable the source ignores
+    // preprocesses to the same text); a build writes the command line into the
+    // artifact, where the harness reads X.
     compiler.on("c++", [this](const ProcessSpec& s) {
       ProcessResult r;
       r.exit_code = 0;
@@ -187,6 +189,8 @@ struct Fixture {
       if (work_takes_time) clock.advance(preprocess ? 0.1 : 0.5);
       if (preprocess) {
         r.out = "# 1 \"" + s.argv.back() + "\"\nextern \"C\" void ar_kernel(const void*) {}\n";
+        for (const auto& a : s.argv)
+          if (a.rfind("-D", 0) == 0 && a.rfind("-DUNUSED_", 0) != 0) r.out += "// uses " + a.substr(2) + "\n";
         return r;
       }
       auto out = std::find(s.argv.begin(), s.argv.end(), "-o");

@@ -1,4 +1,5 @@
 // The loop against fakes (loop_fixture.h), with the built-in tuner.
+#include "autoresearch/util/fs.h"
 #include "unit/loop/loop_fixture.h"
 
 using namespace loop_test;
@@ -160,4 +161,41 @@ TEST_CASE("--screen-first false verifies a tunables-only candidate before its sc
       CHECK_FALSE(c.contains("screen"));
     }
   }
+}
+
+namespace {
+// The toy package with a second tunable its source never reads (the fake preprocessor drops UNUSED_*).
+void add_unused_tunable(Fixture& f) {
+  fs::path manifest = f.dir.path() / "kernels/toy/manifest.json";
+  std::string text = read_file(manifest);
+  const std::string x = R"({"name": "X", "values": [0, 1, 2, 3], "default": 0})";
+  text.replace(text.find(x), x.size(), x + R"(, {"name": "UNUSED_Y", "values": [0, 1], "default": 0})");
+  std::ofstream(manifest) << text;
+  std::ofstream(f.dir.path() / "kernels/toy/tunables.json") << "{\"X\": 0, \"UNUSED_Y\": 0}\n";
+  f.git({"commit", "-qam", "a tunable the source ignores"});
+}
+}  // namespace
+
+TEST_CASE("a setting that preprocesses to the best's own kernel is discarded unmeasured") {
+  Fixture f;
+  add_unused_tunable(f);
+  int code = run_loop(f.world, f.request({{"goal", "5x"}, {"max_iters", 8}, {"strategy", "evolution"}}));
+  CHECK(code == kExitStopped);
+  // Replay the incumbent through the log: exactly the candidates that differ from it in UNUSED_Y alone are
+  // the same kernel, and those are never measured.
+  nlohmann::json incumbent = {{"X", 0}, {"UNUSED_Y", 0}};
+  int same = 0;
+  for (const auto& c : of(f.lines(), "candidate")) {
+    const bool same_x = c["tunables"]["X"] == incumbent["X"];
+    const bool flagged = c["reason"].get<std::string>().rfind("the same kernel as the best", 0) == 0;
+    CHECK(same_x == flagged);
+    if (flagged) {
+      ++same;
+      CHECK(c["decision"] == "discard");
+      CHECK_FALSE(c.contains("screen"));
+      CHECK_FALSE(c.contains("speedup"));
+    }
+    if (c["decision"] == "keep") incumbent = c["tunables"];
+  }
+  CHECK(same >= 1);   // the evolution strategy sweeps the start's one-step neighbours, UNUSED_Y 0→1 among them
 }
