@@ -490,6 +490,19 @@ TEST_CASE("exercise: the candidate once per distribution on a verify's inputs, a
     CHECK(s.at("rule") == "state");
     CHECK(contains(s.at("error"), "after exercise"));
   }
+  SECTION("\"distributions\": N runs the first N only; a negative count is a bad request") {
+    w.load("cand", "recording");
+    seen.clear();
+    json one = rq;
+    one["distributions"] = 1;
+    json s = w.call(one);
+    REQUIRE(s.at("ok") == true);
+    CHECK(s.at("distributions") == 1);
+    REQUIRE(seen.size() == 1);
+    CHECK(seen[0] == verified[0]);   // the first distribution's inputs, as before
+    one["distributions"] = -1;
+    CHECK(w.call(one).at("kind") == "bad_request");
+  }
   SECTION("an unloaded slot or a bad workload is a bad request") {
     json bad = rq;
     bad["slot"] = "nope";

@@ -14,6 +14,7 @@ struct ExerciseRequest {
   std::string slot;
   WorkloadRef workload;
   uint64_t seed = 0;
+  int distributions = 0;   // run the first N input distributions only (0: all)
 };
 
 ExerciseRequest parse_exercise_request(const json& request);

@@ -75,3 +75,30 @@ TEST_CASE("each launch path adds its smallest workload, smallest first") {
   for (auto& r : replies) r["launch"] = v0;
   CHECK(ar::sanitizer_workloads(m, replies).size() == 1);
 }
+
+TEST_CASE("the smallest workload runs every input distribution, each other launch path's the first only") {
+  ar::Manifest m = three_sizes();
+  std::vector<const ar::Workload*> picked = {m.find_workload("small"), m.find_workload("mid")};
+  std::istringstream lines(ar::sanitizer_script("/x/kernel.cubin", picked, 42));
+  std::vector<nlohmann::json> rq;
+  for (std::string l; std::getline(lines, l);) rq.push_back(nlohmann::json::parse(l));
+  REQUIRE(rq.size() == 4);
+  CHECK(rq[0]["cmd"] == "load");
+  CHECK(rq[0]["artifact"] == "/x/kernel.cubin");
+  CHECK(rq[1]["cmd"] == "exercise");
+  CHECK(rq[1]["workload"]["name"] == "small");
+  CHECK_FALSE(rq[1].contains("distributions"));
+  CHECK(rq[1]["seed"] == 42);
+  CHECK(rq[2]["workload"]["name"] == "mid");
+  CHECK(rq[2]["distributions"] == 1);
+  CHECK(rq[3]["cmd"] == "quit");
+}
+
+TEST_CASE("instrumentation is restricted to the candidate's entry points in the tool's own spelling") {
+  CHECK(ar::sanitizer_kernel_filter("  --kernel-name arg  Filter the kernels\n  --kernel-name-exclude arg") ==
+        std::vector<std::string>{"--kernel-name", "kns=ar_"});
+  CHECK(ar::sanitizer_kernel_filter("  --filter arg   Filter the kernels (kns=...)") ==
+        std::vector<std::string>{"--filter", "kns=ar_"});
+  CHECK(ar::sanitizer_kernel_filter("Usage: compute-sanitizer [options] [your-program]").empty());
+  CHECK(ar::sanitizer_kernel_filter("").empty());
+}
