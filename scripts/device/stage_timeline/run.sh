@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Where a small launch's time goes (issue 9: B=1 takes about 20 us for one key tile a block):
-# each stage's duration with warm caches, as `bench` times them (ncu --cache-control none,
-# gpu__time_duration of every launch of the graph replays `bench` makes), beside the bench's
-# own median for the whole graph; the difference is the launch and inter-stage gaps.
+# each stage's duration without cache flushes (ncu --cache-control none, gpu__time_duration of
+# every launch `bench` makes), beside the bench's own median for the whole graph. Under ncu the
+# bench's verification runs but its timing may not (on the H200 the harness gave up, exit 4): the
+# launches counted are then the verification's, each on freshly drawn inputs.
 # With nsys on the machine, also its CUDA GPU trace (the gaps measured directly).
 #
 #   AUTORESEARCH=.carry/autoresearch REF="1+2+3+5+8+11+13+16:KEYS_PER_TILE=64,..." \
@@ -42,7 +43,7 @@ k, d = head.index("Kernel Name"), head.index("gpu__time_duration.sum")
 g = head.index("Grid Size") if "Grid Size" in head else None
 by = {}
 for r in rows[2:]:
-    try: by.setdefault(r[k] + (f" grid {r[g]}" if g is not None else ""), []).append(float(r[d]))
+    try: by.setdefault(r[k] + (f" grid {r[g]}" if g is not None else ""), []).append(float(r[d].replace(",", "")))
     except (ValueError, IndexError): pass
 unit = rows[1][d]
 # the timed replays are the most frequent (stage, grid) pairs; verification launches each workload a few times
