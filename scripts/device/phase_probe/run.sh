@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Where a block's time goes (issue 9: B=1 and B=16 are mostly a fixed cost of about 10 us a
+# block, timeline-b1-2026-12-03.txt): the stack REF built with phase_probe.patch, whose
+# PROBE marks print the global timer and the SM clock as thread 0 (math) and the first
+# producer thread of the first blocks pass each phase (start, slots loaded, tile 0 issued,
+# Q loaded, tile 0 landed, its softmax and P V, tiles done, epilogue, end; the combine's
+# start and end). The cubin is loaded into the harness directly (the guard would refuse its
+# clock reads), which runs it with `exercise` on three input distributions; the last one's
+# marks are summarised, in microseconds from the first block's start.
+#
+#   REF="1+2+3+5+8+11+13:KEYS_PER_TILE=64,KV_STAGES=2,EXTRA_STAGES=0,PRODUCER_WARPS=1,PRODUCER_DEQUANT=1,ROW_GATHER=1,LDMATRIX=1,GATHER_PREFETCH=64,PREFETCH_NEXT_TILE=0" \
+#     WORKLOADS=b1_32k,h16_b1_8k,b16_32k bash scripts/device/phase_probe/run.sh
+set -euo pipefail
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+OUT_DIR=${OUT:-$(mktemp -d /tmp/phase_probe.XXXXXX)}
+mkdir -p "$OUT_DIR"
+REF=${REF:?REF: STACK:SETS of prepared ideas (as scripts/ideas_bench.sh takes them)}
+WORKLOADS=${WORKLOADS:-b1_32k,b16_32k}
+export PATH=/usr/local/cuda/bin:$PATH
+cd "$REPO"
+source scripts/ideas_package.sh
+work=$(mktemp -d)
+pkg=$work/sparse_mla
+ideas_stack "${REF%%:*}" "$pkg"
+(cd "$pkg" && patch -s -F0 -p3 < "$REPO/scripts/device/phase_probe/phase_probe.patch")
+defines=()
+IFS=, read -ra kv <<< "${REF#*:}"
+for s in "${kv[@]}"; do [ -n "$s" ] && defines+=("-D$s"); done
+PKG=$pkg bash tests/gpu/build_sparse_mla.sh harness "$work/harness" > "$work/build.log" 2>&1
+PKG=$pkg bash tests/gpu/build_sparse_mla.sh cubin "$pkg/kernel.cu" "$work/probe.cubin" "${defines[@]}" >> "$work/build.log" 2>&1
+{ date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader || true; echo "REF=$REF"; } \
+  | tee "$OUT_DIR/phases.txt"
+IFS=, read -ra names <<< "$WORKLOADS"
+for w in "${names[@]}"; do
+  request=$(python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))
+w = next(w for w in m["workloads"] if w["name"] == sys.argv[2])
+print(json.dumps({"name": w["name"], "params": w["params"]}))' "$pkg/manifest.json" "$w")
+  printf '%s\n' '{"cmd":"hello"}' \
+    "{\"cmd\":\"load\",\"slot\":\"p\",\"artifact\":\"$work/probe.cubin\"}" \
+    "{\"cmd\":\"exercise\",\"slot\":\"p\",\"workload\":$request,\"seed\":1,\"distributions\":3}" \
+    '{"cmd":"quit"}' | "$work/harness" --gpu 0 > "$OUT_DIR/probe-$w.txt" 2>&1 || true
+  echo "== $w" | tee -a "$OUT_DIR/phases.txt"
+  python3 "$REPO/scripts/device/phase_probe/summarise.py" "$OUT_DIR/probe-$w.txt" | tee -a "$OUT_DIR/phases.txt"
+done
