@@ -123,10 +123,10 @@ std::optional<std::string> run_sanitizers(RunContext& ctx, const std::filesystem
 // launch path in `launches` (the harness's "launch" replies), smallest first, at most six.
 std::vector<const Workload*> sanitizer_workloads(const Manifest& m, const std::vector<nlohmann::json>& launches);
 
-// The harness script the tools run: the first workload (the smallest) on every input distribution, each
-// other launch path's on the first only (its code path is what is new; its size made the tools slow).
+// The harness script a tool runs: the first workload (the smallest) on every input distribution, each
+// other launch path's on the first `other_distributions` only (0: every one).
 std::string sanitizer_script(const std::filesystem::path& artifact, const std::vector<const Workload*>& workloads,
-                             unsigned long long seed);
+                             unsigned long long seed, int other_distributions);
 // The arguments that restrict instrumentation to the candidate's entry points (ar_*, launch_plan.h), in the
 // spelling this compute-sanitizer's --help shows (--kernel-name, or --filter before 2022); none if neither.
 // The harness's own kernels (input generators, poisoning) then run uninstrumented.
