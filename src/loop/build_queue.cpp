@@ -52,4 +52,28 @@ PreparedBuild prepare_build(RunContext& ctx, const Tunables& t, int id, const st
   return pb;
 }
 
+namespace {
+
+// The incumbent's kernel as PreparedBuild::kernel_hash names it: its tunables preprocessed with the
+// worktree's source, which is the incumbent's where a tunables-only candidate is judged. Computed once
+// per incumbent; empty when the source does not preprocess.
+std::string incumbent_kernel_hash(RunContext& ctx) {
+  const std::string key = ctx.incumbent.commit + "\n" + nlohmann::json(ctx.incumbent.tunables).dump() + "\n" +
+                          ctx.incumbent.source_hash;
+  if (key != ctx.incumbent_kernel_for) {
+    std::string errors;
+    auto pre = ctx.builder->preprocess(ctx.package_dir, ctx.incumbent.tunables, &errors, ctx.world.stop);
+    ctx.incumbent_kernel = pre ? sha256_hex(*pre) : "";
+    ctx.incumbent_kernel_for = key;
+  }
+  return ctx.incumbent_kernel;
+}
+
+}  // namespace
+
+std::string same_kernel_as_incumbent(RunContext& ctx, const Proposal& p, const PreparedBuild& pb) {
+  if (p.changes_source() || pb.kernel_hash.empty() || pb.kernel_hash != incumbent_kernel_hash(ctx)) return "";
+  return "the same kernel as the best: the changed tunables do not change the preprocessed source";
+}
+
 }  // namespace ar

@@ -292,12 +292,9 @@ class CandidateRun {
     }
     artifact_ = b.artifact;
     kernel_hash_ = pb.kernel_hash;
-    // A setting whose changed tunables the source ignores here (another path's tile size, a feature
-    // switched off) preprocesses to the incumbent's own source: the same kernel. Measuring it again
-    // would spend GPU time on noise, and a keep would credit a change that changes nothing.
-    if (!p_.changes_source() && !kernel_hash_.empty() && kernel_hash_ == incumbent_kernel_hash(ctx_)) {
+    if (std::string same = same_kernel_as_incumbent(ctx_, p_, pb); !same.empty()) {
       quick_us_ = ctx_.incumbent_quick_us;   // its speed is the incumbent's: the tuner learns that
-      finish(Decision::Discard, "the same kernel as the best: the changed tunables do not change the preprocessed source");
+      finish(Decision::Discard, same);
       return false;
     }
     return true;

@@ -289,10 +289,8 @@ class MultiGpuLoop {
              pb.build.timed_out ? "compile timed out" : "does not build: " + first_error_line(pb.build.errors));
       return false;
     }
-    // As in the single-GPU loop (candidate.cpp): the incumbent's own kernel is not measured again.
-    if (!f.proposal.changes_source() && !pb.kernel_hash.empty() && pb.kernel_hash == incumbent_kernel_hash(ctx_)) {
-      record(f, nullptr, nullptr, Decision::Discard,
-             "the same kernel as the best: the changed tunables do not change the preprocessed source");
+    if (std::string same = same_kernel_as_incumbent(ctx_, f.proposal, pb); !same.empty()) {
+      record(f, nullptr, nullptr, Decision::Discard, same);
       return false;
     }
     return true;

@@ -52,18 +52,6 @@ std::string editable_source_hash(const Manifest& m, const std::filesystem::path&
   return h.hex_digest().substr(0, 16);
 }
 
-std::string incumbent_kernel_hash(RunContext& ctx) {
-  const std::string key = ctx.incumbent.commit + "\n" + nlohmann::json(ctx.incumbent.tunables).dump() + "\n" +
-                          editable_source_hash(ctx.manifest, ctx.package_dir);
-  if (key != ctx.incumbent_kernel_for) {
-    std::string errors;
-    auto pre = ctx.builder->preprocess(ctx.package_dir, ctx.incumbent.tunables, &errors, ctx.world.stop);
-    ctx.incumbent_kernel = pre ? sha256_hex(*pre) : "";
-    ctx.incumbent_kernel_for = key;
-  }
-  return ctx.incumbent_kernel;
-}
-
 std::string workloads_hash(const Manifest& m) {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& w : m.workloads) j.push_back({w.name, w.params, w.quick, w.timed});

@@ -82,7 +82,7 @@ struct RunContext {
   std::filesystem::path baseline_artifact;
   Incumbent incumbent;
   std::optional<double> incumbent_quick_us; // the incumbent's side of the latest screen
-  // The incumbent's preprocessed-source hash (incumbent_kernel_hash), and what it was computed for.
+  // The incumbent's preprocessed-source hash (same_kernel_as_incumbent), and the incumbent it is of.
   std::string incumbent_kernel, incumbent_kernel_for;
   double aa_half_width = 0;
   int aa_measured_at = 0;                 // candidate id when the A/A spread was last measured
@@ -134,10 +134,6 @@ struct RunContext {
   std::string status_prefix();
 };
 
-// The incumbent's kernel as PreparedBuild::kernel_hash names it: its tunables preprocessed with the
-// worktree's source (call it where the worktree holds the incumbent's source: a tunables-only candidate).
-// Computed once per incumbent; empty when the source does not preprocess.
-std::string incumbent_kernel_hash(RunContext& ctx);
 // Hash of the editable sources as they are in the worktree (not the tunables file).
 std::string editable_source_hash(const Manifest& m, const std::filesystem::path& package_dir);
 std::string workloads_hash(const Manifest& m);

@@ -107,6 +107,10 @@ struct PreparedBuild {
 // The build goes to builds/<id>, or to `out_dir` when given (the sweep's settings).
 PreparedBuild prepare_build(RunContext& ctx, const Tunables& t, int id, const std::atomic<bool>* cancel,
                             const std::filesystem::path& out_dir = {});
+// Why a tunables-only candidate is the incumbent's own kernel (the tunables it changes are unused by this
+// source: it preprocesses to the incumbent's text), or empty. Such a candidate is not measured: that would
+// spend GPU time on noise, and a keep would credit a change that changes nothing.
+std::string same_kernel_as_incumbent(RunContext& ctx, const Proposal& p, const PreparedBuild& pb);
 
 // commit_message.cpp
 std::string commit_message(const RunContext& ctx, int id, const Proposal& p, const Comparison& full,
