@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# What compute-sanitizer's racecheck reports on stacks of prepared ideas, with source lines: each
-# STACK:SETS is built with -lineinfo and loaded into the harness directly (as the run's sanitizer step
-# loads a candidate: `exercise`, only the ar_ kernels instrumented), on WORKLOADS (first input
-# distribution). The run's sanitizer gives code offsets only; this says which accesses race.
+# What compute-sanitizer's racecheck reports on stacks of prepared ideas, side by side: each STACK:SETS
+# is built with -lineinfo and loaded into the harness directly (as the run's sanitizer step loads a
+# candidate: `exercise`, only the ar_ kernels instrumented), on WORKLOADS (first input distribution), so a
+# suspected fix is checked beside the stack the run flagged. (On the H200 with CUDA 13.0's sanitizer the
+# hazards came with code offsets only, no source lines, 2026-12-03.)
 #
 #   WORKLOADS=b16_4k bash scripts/device/racecheck_lines/run.sh "1+2+3+5+8+11+13:KEYS_PER_TILE=64,..." ...
 set -uo pipefail
