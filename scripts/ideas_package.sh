@@ -77,3 +77,20 @@ set_args() {
   IFS=, read -ra kv <<< "$1"
   for s in "${kv[@]}"; do [ -n "$s" ] && printf -- '--set\n%s\n' "$s"; done
 }
+
+# set_defines SETS: "NAME=V,NAME=V" as the nvcc flags -DNAME=V ..., one per line (a stack built outside
+# the tool, as the device scripts build diagnostic cubins)
+set_defines() {
+  local kv s
+  IFS=, read -ra kv <<< "$1"
+  for s in "${kv[@]}"; do [ -n "$s" ] && printf -- '-D%s\n' "$s"; done
+}
+
+# workload_request MANIFEST NAME: the harness's workload object for a declared workload ({"name", "params"})
+workload_request() {
+  python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))
+w = next(w for w in m["workloads"] if w["name"] == sys.argv[2])
+print(json.dumps({"name": w["name"], "params": w["params"]}))' "$1" "$2"
+}

@@ -23,20 +23,14 @@ work=$(mktemp -d)
 pkg=$work/sparse_mla
 ideas_stack "${REF%%:*}" "$pkg"
 (cd "$pkg" && patch -s -F0 -p3 < "$REPO/scripts/device/phase_probe/phase_probe.patch")
-defines=()
-IFS=, read -ra kv <<< "${REF#*:}"
-for s in "${kv[@]}"; do [ -n "$s" ] && defines+=("-D$s"); done
+mapfile -t defines < <(set_defines "${REF#*:}")
 PKG=$pkg bash tests/gpu/build_sparse_mla.sh harness "$work/harness" > "$work/build.log" 2>&1
 PKG=$pkg bash tests/gpu/build_sparse_mla.sh cubin "$pkg/kernel.cu" "$work/probe.cubin" "${defines[@]}" >> "$work/build.log" 2>&1
 { date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader || true; echo "REF=$REF"; } \
   | tee "$OUT_DIR/phases.txt"
 IFS=, read -ra names <<< "$WORKLOADS"
 for w in "${names[@]}"; do
-  request=$(python3 -c '
-import json, sys
-m = json.load(open(sys.argv[1]))
-w = next(w for w in m["workloads"] if w["name"] == sys.argv[2])
-print(json.dumps({"name": w["name"], "params": w["params"]}))' "$pkg/manifest.json" "$w")
+  request=$(workload_request "$pkg/manifest.json" "$w")
   printf '%s\n' '{"cmd":"hello"}' \
     "{\"cmd\":\"load\",\"slot\":\"p\",\"artifact\":\"$work/probe.cubin\"}" \
     "{\"cmd\":\"exercise\",\"slot\":\"p\",\"workload\":$request,\"seed\":1,\"distributions\":3}" \

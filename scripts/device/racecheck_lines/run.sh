@@ -24,19 +24,13 @@ for spec in "$@"; do
   n=$((n + 1))
   pkg=$work/s$n/sparse_mla
   ideas_stack "${spec%%:*}" "$pkg" || { echo "stack ${spec%%:*} does not apply" | tee -a "$OUT_DIR/racecheck.txt"; continue; }
-  defines=()
-  IFS=, read -ra kv <<< "${spec#*:}"
-  for s in "${kv[@]}"; do [ -n "$s" ] && defines+=("-D$s"); done
+  mapfile -t defines < <(set_defines "${spec#*:}")
   PKG=$pkg bash tests/gpu/build_sparse_mla.sh cubin "$pkg/kernel.cu" "$work/s$n.cubin" -lineinfo "${defines[@]}" \
     > "$work/s$n.build.log" 2>&1 || { tail -20 "$work/s$n.build.log"; continue; }
   IFS=, read -ra names <<< "$WORKLOADS"
   script='{"cmd":"hello"}'$'\n'"{\"cmd\":\"load\",\"slot\":\"c\",\"artifact\":\"$work/s$n.cubin\"}"
   for w in "${names[@]}"; do
-    request=$(python3 -c '
-import json, sys
-m = json.load(open(sys.argv[1]))
-w = next(w for w in m["workloads"] if w["name"] == sys.argv[2])
-print(json.dumps({"name": w["name"], "params": w["params"]}))' "$pkg/manifest.json" "$w")
+    request=$(workload_request "$pkg/manifest.json" "$w")
     script+=$'\n'"{\"cmd\":\"exercise\",\"slot\":\"c\",\"workload\":$request,\"seed\":1,\"distributions\":1}"
   done
   script+=$'\n''{"cmd":"quit"}'
