@@ -1,14 +1,16 @@
 // compute-sanitizer (memcheck, racecheck) on every kept CUDA candidate, in a
 // fresh harness process, on the smallest workload of each launch path the
-// candidate takes (PROTOCOL.md "launch"): out-of-bounds reads and shared-memory
-// races can pass a numeric check by luck, and a kept commit must not carry them,
-// also where only larger workloads reach the code (a dispatch variant, a path
-// chosen by the plan for many key tiles).
+// candidate takes (PROTOCOL.md "launch") and of each value of each 0/1 flag the
+// workloads set: out-of-bounds reads and shared-memory races can pass a numeric
+// check by luck, and a kept commit must not carry them, also where only larger
+// workloads reach the code (a dispatch variant, a path chosen by the plan for
+// many key tiles) or only some inputs do (a data format behind a flag).
 #include <algorithm>
 #include <future>
 #include <map>
 #include <mutex>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -25,6 +27,29 @@ namespace {
 constexpr size_t kMaxSanitizedWorkloads = 6;
 
 double bytes_of(const Manifest& m, const Workload& w) { return workload_bytes(m, w).value_or(1e299); }
+
+// The (parameter, value) pairs of every 0/1 flag: a parameter that is 0 in some declared workloads, 1 in
+// others and nothing else in any, in the order of the parameters' names.
+std::vector<std::pair<std::string, double>> flag_values(const Manifest& m) {
+  std::map<std::string, std::set<double>> seen;
+  std::set<std::string> not_flags;
+  for (const auto& w : m.workloads) {
+    if (!w.params.is_object()) continue;
+    for (const auto& [name, v] : w.params.items()) {
+      if (!v.is_number() || (v.get<double>() != 0.0 && v.get<double>() != 1.0)) {
+        not_flags.insert(name);
+        continue;
+      }
+      seen[name].insert(v.get<double>());
+    }
+  }
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& [name, values] : seen)
+    if (!not_flags.count(name) && values.size() == 2) out.push_back({name, 1.0});   // 0 is the smallest's, most often
+  for (const auto& [name, values] : seen)
+    if (!not_flags.count(name) && values.size() == 2) out.push_back({name, 0.0});
+  return out;
+}
 
 // The harness request that loads the candidate into the slot the scripts below use.
 std::string load_line(const std::filesystem::path& artifact) {
@@ -102,6 +127,19 @@ std::vector<const Workload*> sanitizer_workloads(const Manifest& m, const std::v
   std::sort(others.begin(), others.end(), by_bytes);
   for (const Workload* w : others)
     if (picked.size() < kMaxSanitizedWorkloads) picked.push_back(w);
+  // Then each value of each 0/1 flag the workloads set (a data format, a layout, a mode) that no
+  // workload picked so far has: the smallest workload with it. A flag can switch code inside one
+  // launch configuration (the record run sparse_mla-ideas17 kept an FP8 producer whose launch had
+  // the BF16 one's grid and shared memory, so only BF16 inputs were sanitized for it).
+  for (const auto& [flag, value] : flag_values(m)) {
+    if (picked.size() >= kMaxSanitizedWorkloads) break;
+    const auto has = [&, flag = flag, value = value](const Workload* w) { return w->params.value(flag, -1.0) == value; };
+    if (std::any_of(picked.begin(), picked.end(), has)) continue;
+    const Workload* best = nullptr;
+    for (const auto& w : m.workloads)
+      if (has(&w) && (!best || by_bytes(&w, best))) best = &w;
+    if (best) picked.push_back(best);
+  }
   return picked;
 }
 

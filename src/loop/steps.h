@@ -124,7 +124,8 @@ std::optional<std::string> run_sanitizers(RunContext& ctx, const std::filesystem
                                           const std::atomic<bool>* cancel = nullptr);
 
 // Which workloads the sanitizers exercise: the smallest of all, then the smallest of each distinct
-// launch path in `launches` (the harness's "launch" replies), smallest first, at most six.
+// launch path in `launches` (the harness's "launch" replies), smallest first, then the smallest with
+// each value of a 0/1 flag parameter that none of those has (1s first), at most six in all.
 std::vector<const Workload*> sanitizer_workloads(const Manifest& m, const std::vector<nlohmann::json>& launches);
 
 // The harness script a tool runs: the first workload (the smallest) on every input distribution, each

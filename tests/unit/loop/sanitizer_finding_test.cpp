@@ -1,4 +1,7 @@
 // compute-sanitizer's reports, as seen on the H200 (CUDA 13.0), parsed.
+#include <tuple>
+#include <vector>
+
 #include "autoresearch/core/manifest.h"
 #include "autoresearch/util/expression.h"
 #include "catch.h"
@@ -74,6 +77,38 @@ TEST_CASE("each launch path adds its smallest workload, smallest first") {
   // One path for all: the smallest alone.
   for (auto& r : replies) r["launch"] = v0;
   CHECK(ar::sanitizer_workloads(m, replies).size() == 1);
+}
+
+TEST_CASE("each value of a 0/1 flag is sanitized on its smallest workload, even on one launch path") {
+  // fp8 switches the data format inside one launch configuration; `n` is a size (not a flag), `mode` is
+  // 0 everywhere (nothing to cover), `odd` takes a third value (not a flag).
+  ar::Manifest m;
+  std::string err;
+  m.bytes = ar::Expression::parse("n * 4", &err);
+  const std::vector<std::tuple<const char*, int, int, int, int>> decl = {
+      {"bf16_small", 16, 0, 0, 1}, {"bf16_big", 4096, 0, 0, 2}, {"fp8_big", 8192, 1, 0, 3}, {"fp8_mid", 512, 1, 0, 1}};
+  for (auto [name, n, fp8, mode, odd] : decl) {
+    ar::Workload w;
+    w.name = name;
+    w.params = {{"n", n}, {"fp8", fp8}, {"mode", mode}, {"odd", odd}};
+    m.workloads.push_back(w);
+  }
+  nlohmann::json one = {{"variant", 0}, {"stages", {{{"block", {256, 1, 1}}, {"shared_bytes", 100}}}}};
+  std::vector<nlohmann::json> replies;
+  for (const auto& w : m.workloads) replies.push_back({{"ok", true}, {"workload", w.name}, {"launch", one}});
+  auto picked = ar::sanitizer_workloads(m, replies);
+  REQUIRE(picked.size() == 2);
+  CHECK(picked[0]->name == "bf16_small");
+  CHECK(picked[1]->name == "fp8_mid");   // the smallest FP8 one, not the biggest
+  // Without launch replies too (an old harness): flags are read from the manifest.
+  picked = ar::sanitizer_workloads(m, {});
+  REQUIRE(picked.size() == 2);
+  CHECK(picked[1]->name == "fp8_mid");
+  // A flag the smallest workload already sets to 1 adds its smallest 0 instead.
+  m.workloads[0].params["fp8"] = 1;
+  picked = ar::sanitizer_workloads(m, replies);
+  REQUIRE(picked.size() == 2);
+  CHECK(picked[1]->name == "bf16_big");
 }
 
 TEST_CASE("the smallest workload runs every input distribution, each other launch path's as many as asked") {
