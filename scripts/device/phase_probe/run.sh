@@ -10,6 +10,11 @@
 #
 #   REF="1+2+3+5+8+11+13:KEYS_PER_TILE=64,KV_STAGES=2,EXTRA_STAGES=0,PRODUCER_WARPS=1,PRODUCER_DEQUANT=1,ROW_GATHER=1,LDMATRIX=1,GATHER_PREFETCH=64,PREFETCH_NEXT_TILE=0" \
 #     WORKLOADS=b1_32k,h16_b1_8k,b16_32k bash scripts/device/phase_probe/run.sh
+#
+# PROBE_PATCH=phase_probe_rows.patch (for the stack 01..18+32, sparse_mla-ideas17's head) instead
+# times every tile of the row path: each block's math thread 0 waiting for its stage, the tile's
+# math and its S^T alone; each producer warp waiting for a free stage and issuing a tile
+# (summarise.py prints them per tile, over all blocks).
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 OUT_DIR=${OUT:-$(mktemp -d /tmp/phase_probe.XXXXXX)}
@@ -22,7 +27,7 @@ source scripts/ideas_package.sh
 work=$(mktemp -d)
 pkg=$work/sparse_mla
 ideas_stack "${REF%%:*}" "$pkg"
-(cd "$pkg" && patch -s -F0 -p3 < "$REPO/scripts/device/phase_probe/phase_probe.patch")
+(cd "$pkg" && patch -s -F0 -p3 < "$REPO/scripts/device/phase_probe/${PROBE_PATCH:-phase_probe.patch}")
 mapfile -t defines < <(set_defines "${REF#*:}")
 PKG=$pkg bash tests/gpu/build_sparse_mla.sh harness "$work/harness" > "$work/build.log" 2>&1
 PKG=$pkg bash tests/gpu/build_sparse_mla.sh cubin "$pkg/kernel.cu" "$work/probe.cubin" "${defines[@]}" >> "$work/build.log" 2>&1

@@ -5,10 +5,32 @@ import collections
 import sys
 
 marks = []   # (function, block, thread, grid, name, ns, clock), in output order
+tiles = {}   # phase_probe_rows.patch: (who, grid, block) -> (tiles, four cycle sums), the last launch's
 for line in open(sys.argv[1], errors="replace"):
     f = line.split()
     if len(f) == 11 and f[0] == "probe":
         marks.append((f[1], int(f[3]), int(f[5]), int(f[7]), f[8], int(f[9]), int(f[10])))
+    if len(f) == 12 and f[0] == "probetile":
+        tiles[(f[1], int(f[5]), int(f[3]))] = (int(f[7]), [int(x) for x in f[8:12]])
+
+# The row path's tiles: per tile, the median and the spread over blocks, in microseconds at 1980 MHz
+# (the H200's SM clock under load, as bench reports it).
+MHZ = 1980.0
+columns = {"math": ["wait for the stage", "the tile's math", "its S^T"],
+           "producer0": ["wait for a free stage", "issue a tile"], "producer1": ["wait for a free stage"]}
+for who in ("math", "producer0", "producer1"):
+    rows = [(n, v) for (w, _, _), (n, v) in tiles.items() if w == who and n > 0]
+    if not rows:
+        continue
+    grid = max(g for (w, g, _) in tiles if w == who)
+    parts = []
+    for k, name in enumerate(columns[who]):
+        per_tile = sorted(v[k] / n / MHZ for n, v in rows)
+        mid = per_tile[len(per_tile) // 2]
+        parts.append(f"{name} {mid:.2f} us ({per_tile[0]:.2f}-{per_tile[-1]:.2f})")
+    print(f"row path, grid {grid}, {who} ({len(rows)} blocks, {rows[0][0]} tiles in the first), per tile: " + "; ".join(parts))
+if tiles:
+    sys.exit()
 if not marks:
     print("no probe marks (see the harness's output beside this file)")
     sys.exit()
