@@ -14,7 +14,8 @@
 # PROBE_PATCH=phase_probe_rows.patch (for the stack 01..18+32, sparse_mla-ideas17's head) instead
 # times every tile of the row path: each block's math thread 0 waiting for its stage, the tile's
 # math and its S^T alone; each producer warp waiting for a free stage and issuing a tile
-# (summarise.py prints them per tile, over all blocks).
+# (summarise.py prints them per tile, over all blocks); PROBE_PATCH=phase_probe_attend.patch times the
+# chunk-major path's tiles (attend: FP8, and BF16 with ROW_GATHER=0 in REF's sets) the same way.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 OUT_DIR=${OUT:-$(mktemp -d /tmp/phase_probe.XXXXXX)}

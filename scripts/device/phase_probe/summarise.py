@@ -13,12 +13,15 @@ for line in open(sys.argv[1], errors="replace"):
     if len(f) == 12 and f[0] == "probetile":
         tiles[(f[1], int(f[5]), int(f[3]))] = (int(f[7]), [int(x) for x in f[8:12]])
 
-# The row path's tiles: per tile, the median and the spread over blocks, in microseconds at 1980 MHz
+# The row path's (or the chunk-major path's) tiles: per tile, the median and the spread over blocks, in microseconds at 1980 MHz
 # (the H200's SM clock under load, as bench reports it).
 MHZ = 1980.0
 columns = {"math": ["wait for the stage", "the tile's math", "its S^T"],
-           "producer0": ["wait for a free stage", "issue a tile"], "producer1": ["wait for a free stage"]}
-for who in ("math", "producer0", "producer1"):
+           "producer0": ["wait for a free stage", "issue a tile"], "producer1": ["wait for a free stage"],
+           # phase_probe_attend.patch: the chunk-major path (attend)
+           "math_cm": ["wait for the stage", "the tile's math", "its S and softmax"],
+           "producer_cm": ["wait for a free stage", "issue a tile"]}
+for who in columns:
     rows = [(n, v) for (w, _, _), (n, v) in tiles.items() if w == who and n > 0]
     if not rows:
         continue
@@ -28,7 +31,8 @@ for who in ("math", "producer0", "producer1"):
         per_tile = sorted(v[k] / n / MHZ for n, v in rows)
         mid = per_tile[len(per_tile) // 2]
         parts.append(f"{name} {mid:.2f} us ({per_tile[0]:.2f}-{per_tile[-1]:.2f})")
-    print(f"row path, grid {grid}, {who} ({len(rows)} blocks, {rows[0][0]} tiles in the first), per tile: " + "; ".join(parts))
+    path = "chunk-major path" if who.endswith("_cm") else "row path"
+    print(f"{path}, grid {grid}, {who} ({len(rows)} blocks, {rows[0][0]} tiles in the first), per tile: " + "; ".join(parts))
 if tiles:
     sys.exit()
 if not marks:
