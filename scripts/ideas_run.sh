@@ -23,6 +23,11 @@ TAG=${TAG:-ideas-$(date +%H%M%S)}
 TUNE_EACH=${TUNE_EACH:-8}
 GOAL=${GOAL:-2x}   # set it above what the ideas may reach (e.g. 5x) so that every one of them is judged
 if [ -n "${WORKDIR:-}" ]; then
+  # A copy with this run in it is resumed; one without (a call that stopped before the run began, e.g. on
+  # uncommitted files) is stale: copy this tree again, or the fix that brought the call back is not seen.
+  if [ -d "$WORKDIR/.git" ] && [ ! -f "$WORKDIR/.autoresearch/runs/sparse_mla-$TAG/experiments.jsonl" ]; then
+    rm -rf "$WORKDIR"
+  fi
   [ -d "$WORKDIR/.git" ] || cp -a "$REPO" "$WORKDIR"
   REPO=$WORKDIR
 fi
