@@ -22,17 +22,17 @@ OUT_DIR=${OUT:-$(mktemp -d /tmp/ideas_run.XXXXXX)}
 TAG=${TAG:-ideas-$(date +%H%M%S)}
 TUNE_EACH=${TUNE_EACH:-8}
 GOAL=${GOAL:-2x}   # set it above what the ideas may reach (e.g. 5x) so that every one of them is judged
+run_dir=.autoresearch/runs/sparse_mla-$TAG   # relative to the tree the run happens in
 if [ -n "${WORKDIR:-}" ]; then
   # A copy with this run in it is resumed; one without (a call that stopped before the run began, e.g. on
   # uncommitted files) is stale: copy this tree again, or the fix that brought the call back is not seen.
-  if [ -d "$WORKDIR/.git" ] && [ ! -f "$WORKDIR/.autoresearch/runs/sparse_mla-$TAG/experiments.jsonl" ]; then
+  if [ -d "$WORKDIR/.git" ] && [ ! -f "$WORKDIR/$run_dir/experiments.jsonl" ]; then
     rm -rf "$WORKDIR"
   fi
   [ -d "$WORKDIR/.git" ] || cp -a "$REPO" "$WORKDIR"
   REPO=$WORKDIR
 fi
 cd "$REPO"
-run_dir=.autoresearch/runs/sparse_mla-$TAG
 
 # The wgmma probe first (scripts/ideas_bench.sh with no stack to bench; PROBE=0 skips it).
 [ "${PROBE:-1}" = 1 ] && OUT="$OUT_DIR" AUTORESEARCH="$AR" bash scripts/ideas_bench.sh
