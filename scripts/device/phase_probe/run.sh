@@ -29,6 +29,7 @@ work=$(mktemp -d)
 pkg=$work/sparse_mla
 ideas_stack "${REF%%:*}" "$pkg"
 (cd "$pkg" && patch -s -F0 -p3 < "$REPO/scripts/device/phase_probe/${PROBE_PATCH:-phase_probe.patch}")
+cp "$REPO/scripts/device/phase_probe/tile_probe.h" "$pkg/"   # the tile probes' shared part
 mapfile -t defines < <(set_defines "${REF#*:}")
 PKG=$pkg bash tests/gpu/build_sparse_mla.sh harness "$work/harness" > "$work/build.log" 2>&1
 PKG=$pkg bash tests/gpu/build_sparse_mla.sh cubin "$pkg/kernel.cu" "$work/probe.cubin" "${defines[@]}" >> "$work/build.log" 2>&1

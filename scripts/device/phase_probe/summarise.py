@@ -5,7 +5,7 @@ import collections
 import sys
 
 marks = []   # (function, block, thread, grid, name, ns, clock), in output order
-tiles = {}   # phase_probe_rows.patch: (who, grid, block) -> (tiles, four cycle sums), the last launch's
+tiles = {}   # phase_probe_rows/attend.patch (tile_probe.h): (who, grid, block) -> (tiles, four cycle sums), the last launch's
 for line in open(sys.argv[1], errors="replace"):
     f = line.split()
     if len(f) == 11 and f[0] == "probe":
