@@ -21,12 +21,14 @@ pkg=$work/sparse_mla
 ideas_stack "${REF%%:*}" "$pkg"
 (cd "$pkg" && patch -s -F0 -p3 < "$REPO/scripts/device/leave_out/leave_out.patch")
 mapfile -t defines < <(set_defines "${REF#*:}")
-PKG=$pkg bash tests/gpu/build_sparse_mla.sh harness "$work/harness" > "$work/build.log" 2>&1
+PKG=$pkg bash tests/gpu/build_sparse_mla.sh harness "$work/harness" > "$work/build.log" 2>&1 &
 slots=()
-for d in $DIAGS; do
-  PKG=$pkg bash tests/gpu/build_sparse_mla.sh cubin "$pkg/kernel.cu" "$work/d$d.cubin" "${defines[@]}" "-DDIAG=$d" >> "$work/build.log" 2>&1
+for d in $DIAGS; do   # in parallel: each cubin takes nvcc about half a minute
+  PKG=$pkg bash tests/gpu/build_sparse_mla.sh cubin "$pkg/kernel.cu" "$work/d$d.cubin" "${defines[@]}" "-DDIAG=$d" > "$work/build-d$d.log" 2>&1 &
   slots+=("d$d")
 done
+wait
+for d in $DIAGS; do [ -f "$work/d$d.cubin" ] || { tail -20 "$work/build-d$d.log"; exit 1; }; done
 { date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader || true; echo "REF=$REF"; } \
   | tee "$OUT_DIR/leave_out.txt"
 slot_list=$(printf '"%s",' "${slots[@]}"); slot_list=[${slot_list%,}]
