@@ -5,7 +5,10 @@
 # results are wrong by design). DIAG bits: 1 the producers copy nothing after the first stages (the math
 # reads stale tiles: no gather traffic, no dequantisation), 4 no S wgmma, 8 no P V wgmma.
 #
-#   REF="1+2+3+5+8+11+13+18+32+33:KEYS_PER_TILE=64,..." WORKLOADS=b1_32k,b16_32k bash scripts/device/leave_out/run.sh
+# leave_out.patch applies to the proposed ideas' stack up to 33 (sparse_mla-ideas19's head; the leave-out
+# of 2026-12-03 used its first version, on 1+2+3+5+8+11+13+18+32+33 before 26 joined: git log this folder).
+#
+#   REF="33:KEYS_PER_TILE=64,..." WORKLOADS=b1_32k,b16_32k bash scripts/device/leave_out/run.sh
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 OUT_DIR=${OUT:-$(mktemp -d /tmp/leave_out.XXXXXX)}

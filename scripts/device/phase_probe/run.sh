@@ -11,10 +11,10 @@
 #   REF="1+2+3+5+8+11+13:KEYS_PER_TILE=64,KV_STAGES=2,EXTRA_STAGES=0,PRODUCER_WARPS=1,PRODUCER_DEQUANT=1,ROW_GATHER=1,LDMATRIX=1,GATHER_PREFETCH=64,PREFETCH_NEXT_TILE=0" \
 #     WORKLOADS=b1_32k,h16_b1_8k,b16_32k bash scripts/device/phase_probe/run.sh
 #
-# PROBE_PATCH=phase_probe_rows.patch (for the stack 01..18+32, sparse_mla-ideas17's head) instead
+# PROBE_PATCH=phase_probe_rows.patch (for the stack 01..18+26+32+33, sparse_mla-ideas19's head; it applies to ideas17's) instead
 # times every tile of the row path: each block's math thread 0 waiting for its stage, the tile's
 # math and its S^T alone; each producer warp waiting for a free stage and issuing a tile
-# (summarise.py prints them per tile, over all blocks); PROBE_PATCH=phase_probe_attend.patch times the
+# (summarise.py prints them per tile, over all blocks); PROBE_PATCH=phase_probe_attend.patch (the same stack) times the
 # chunk-major path's tiles (attend: FP8, and BF16 with ROW_GATHER=0 in REF's sets) the same way.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
