@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "autoresearch/core/hardware.h"
+#include "autoresearch/decide/focus.h"
 
 namespace ar {
 
@@ -232,7 +233,12 @@ MeasureOutcome measure_pair(HarnessSession& h, const std::string& a, const std::
     out.extras.push_back(extra);
     out.pairs.push_back(std::move(p));
   }
-  out.comparison = compare(out.pairs);
+  // A run aimed at some workloads (--focus) judges its geomean on those measured here (the A/A noise,
+  // the full measurement and the confirmation alike); the quick screen, where none of them is quick,
+  // on all of its own.
+  std::vector<std::string> measured;
+  for (const PairedSamples& p : out.pairs) measured.push_back(p.workload);
+  out.comparison = compare(out.pairs, focus_names(cfg.focus, measured));
   return out;
 }
 

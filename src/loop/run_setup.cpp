@@ -8,6 +8,7 @@
 #include "autoresearch/agents/command_agent.h"
 #include "autoresearch/agents/context_assembly.h"
 #include "autoresearch/agents/tuner.h"
+#include "autoresearch/decide/focus.h"
 #include "autoresearch/loop/resume_check.h"
 #include "autoresearch/loop/source_check.h"
 #include "autoresearch/util/errors.h"
@@ -158,10 +159,19 @@ void fill_cache_context(RunContext& ctx) {
   ctx.cache_context.compiler = ctx.builder->identity();
   ctx.cache_context.harness_hash = harness_hash(ctx.manifest, ctx.paths, *ctx.toolchain);
   ctx.cache_context.workloads_hash = workloads_hash(ctx.manifest);
+  // A result judged on other workloads is another result: a focus run keeps what a run over all would not.
+  for (const std::string& p : ctx.cfg.focus) ctx.cache_context.workloads_hash += " focus:" + p;
   const auto& d = ctx.session->device();
   ctx.cache_context.device = d.value("name", "?") + " | " + d.value("driver", "");
   if (ctx.cfg.cache) ctx.cache = std::make_unique<ResultCache>(ctx.paths.cache_file());
   else ctx.cache = std::make_unique<ResultCache>();
+}
+
+// --focus names timed workloads of this package (checked once the manifest is read).
+void check_focus(const RunContext& ctx) {
+  std::vector<std::string> timed;
+  for (const auto* w : ctx.manifest.timed_workloads()) timed.push_back(w->name);
+  if (std::string why = focus_problem(ctx.cfg.focus, timed); !why.empty()) throw usage_error(why);
 }
 
 void configure_rule(RunContext& ctx) {
@@ -248,6 +258,7 @@ void setup_new_run(RunContext& ctx) {
   check_gpus(ctx);
   check_agent_can_start(ctx);
   ctx.manifest = load_manifest(resolve_manifest(ctx.paths, cfg.kernel));
+  check_focus(ctx);
   ctx.goal = parse_goal(cfg.goal);
   configure_rule(ctx);
   auto rel = fs::relative(ctx.manifest.dir, ctx.paths.repo);
@@ -350,6 +361,13 @@ void setup_new_run(RunContext& ctx) {
   ctx.out().event(fmt::format("run {} on {} ({}); branch {}; log {}", ctx.run_id,
                               ctx.session->device().value("name", "?"), backend_name(ctx.manifest.backend),
                               ctx.branch, (ctx.run_dir / kLogFileName).string()));
+  if (!ctx.cfg.focus.empty()) {
+    std::vector<std::string> timed;
+    for (const auto* w : ctx.manifest.timed_workloads()) timed.push_back(w->name);
+    ctx.out().event(fmt::format("focus: gains, noise and the goal judged on {}; every timed workload is measured, "
+                                "and none may get slower than {:.1f}%",
+                                focus_text(ctx.cfg.focus, timed), ctx.cfg.regression_margin * 100));
+  }
   resolve_budgets(ctx);
   make_agent(ctx);
   ctx.log->append({{"type", "verify_baseline"}, {"time", ctx.world.clock->now_iso8601()},
@@ -376,7 +394,14 @@ void setup_resume(RunContext& ctx, const std::string& run_id, const nlohmann::js
   }
   auto contents = read_log(file);
   const auto& h = contents.header;
-  apply_json(ctx.cfg, h.value("config", nlohmann::json::object()), file.string() + " (header config)");
+  const nlohmann::json logged = h.value("config", nlohmann::json::object());
+  apply_json(ctx.cfg, logged, file.string() + " (header config)");
+  // The focus is what every speedup in the log is a geomean over: a resume cannot change it.
+  if (overrides.contains("focus") && overrides["focus"] != logged.value("focus", nlohmann::json::array()))
+    throw usage_error(fmt::format("--focus cannot change on --resume: run {} judges its gains on {}", run_id,
+                                  logged.value("focus", nlohmann::json::array()).empty()
+                                      ? std::string("every timed workload")
+                                      : logged["focus"].dump()));
   apply_json(ctx.cfg, overrides, "the command line");
   validate_config(ctx.cfg);
   // The GPUs: --gpus again, else --gpu alone, else those the run started with.
@@ -406,6 +431,7 @@ void setup_resume(RunContext& ctx, const std::string& run_id, const nlohmann::js
   fs::path wt_manifest = ctx.worktree / ctx.package_prefix / "manifest.json";
   ctx.manifest = load_manifest(fs::exists(wt_manifest) ? wt_manifest
                                                        : ctx.paths.repo / ctx.package_prefix / "manifest.json");
+  check_focus(ctx);
   acquire_locks(ctx);
   if (!fs::exists(ctx.worktree / ".git")) {
     ctx.repo_git->remove_worktree(ctx.worktree);

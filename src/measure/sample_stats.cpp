@@ -133,19 +133,24 @@ WorkloadComparison compare_workload(const PairedSamples& m) {
 
 }  // namespace
 
-Comparison compare(const std::vector<PairedSamples>& measurements) {
+Comparison compare(const std::vector<PairedSamples>& measurements, const std::vector<std::string>& judged_on) {
   if (measurements.empty()) throw std::invalid_argument("compare: no workloads were measured");
   Comparison c;
-  double sum_log = 0, sum_var = 0;
-  for (const PairedSamples& m : measurements) {
-    c.workloads.push_back(compare_workload(m));
-    const WorkloadComparison& w = c.workloads.back();
+  for (const PairedSamples& m : measurements) c.workloads.push_back(compare_workload(m));
+  auto judged = [&](const WorkloadComparison& w) {
+    return std::find(judged_on.begin(), judged_on.end(), w.workload) != judged_on.end();
+  };
+  const bool subset = std::any_of(c.workloads.begin(), c.workloads.end(), judged);
+  double sum_log = 0, sum_var = 0, count = 0;
+  for (const WorkloadComparison& w : c.workloads) {
+    if (subset && !judged(w)) continue;
+    if (subset) c.judged_on.push_back(w.workload);
     sum_log += std::log(w.ratio);
     sum_var += w.se_log * w.se_log;
+    count += 1;
   }
   // Workloads are measured independently, so the variances of their log-ratios
   // add; the geomean divides the sum by W.
-  const double count = static_cast<double>(c.workloads.size());
   const double mean_log = sum_log / count;
   c.se_log = std::sqrt(sum_var) / count;
   c.speedup = std::exp(mean_log);
@@ -166,8 +171,10 @@ nlohmann::json to_json(const Comparison& c) {
                          {"incumbent", to_json(w.incumbent)},
                          {"candidate", to_json(w.candidate)}});
   }
-  return {{"speedup", c.speedup}, {"ci_low", c.ci_low},   {"ci_high", c.ci_high},
-          {"se_log", c.se_log},   {"p_value", c.p_value}, {"workloads", workloads}};
+  nlohmann::json j = {{"speedup", c.speedup}, {"ci_low", c.ci_low},   {"ci_high", c.ci_high},
+                      {"se_log", c.se_log},   {"p_value", c.p_value}, {"workloads", workloads}};
+  if (!c.judged_on.empty()) j["judged_on"] = c.judged_on;
+  return j;
 }
 
 // exp(1.96 se) - 1 and not max(that, |speedup - 1|): in an A/A comparison the

@@ -39,6 +39,7 @@ struct RunConfig {
   double regression_margin = 0.02;
   double aa_factor = 2.0;
   int aa_refresh = 25;                // re-measure the A/A spread every N candidates
+  std::vector<std::string> focus;     // timed workloads (names or globs) the gain is judged on; empty: all
   // robustness and throughput
   int build_jobs = 0;                 // 0: automatic (cores - 1 for CUDA, 1 for CPU packages)
   double verify_timeout_s = 120;      // per workload
@@ -87,7 +88,7 @@ struct RunConfig {
   template <class V>
   void visit(V&& v) {
     v("kernel", kernel, "kernel package: a name under kernels/ or a folder with manifest.json");
-    v("goal", goal, "target speedup over the starting source (geomean over timed workloads), e.g. 2x");
+    v("goal", goal, "target speedup over the starting source (geomean over timed workloads, or the --focus ones), e.g. 2x");
     v("agent", agent,
       "who proposes changes: tune (the built-in search over the declared tunables), llm (a model over "
       "HTTP edits the source), command (any program edits the source)");
@@ -111,6 +112,10 @@ struct RunConfig {
     v("regression_margin", regression_margin, "no workload may get slower than this fraction");
     v("aa_factor", aa_factor, "a keep must beat this many times the A/A noise half-width");
     v("aa_refresh", aa_refresh, "re-measure the A/A noise every N candidates");
+    v("focus", focus,
+      "aim the run at these timed workloads (a name or a glob such as 'fp8_*'; repeatable): the gain, the noise "
+      "bar and the goal are judged on their geomean; every timed workload is still measured, and none may get "
+      "slower than --regression-margin");
     v("build_jobs", build_jobs, "candidates compiled in parallel (0: automatic)");
     v("verify_timeout_s", verify_timeout_s, "seconds a verification of one workload may take");
     v("bench_timeout_s", bench_timeout_s, "seconds a measurement may take beyond max_seconds");

@@ -46,13 +46,18 @@ struct WorkloadComparison {
 
 struct Comparison {
   std::vector<WorkloadComparison> workloads;
+  // The workloads the geomean is over, where it is over some of them (a run's --focus); empty: all.
+  // Every workload stays in `workloads` (the regression check reads them all).
+  std::vector<std::string> judged_on;
   double speedup = 1;         // geometric mean of the per-workload ratios
   double ci_low = 1, ci_high = 1;  // 95%, from the combined standard error
   double se_log = 0;          // of ln(speedup)
   double p_value = 0.5;       // one-sided, H0: speedup <= 1
 };
 
-Comparison compare(const std::vector<PairedSamples>& measurements);
+// `judged_on`: the workloads whose ratios the geomean, its CI and p are computed from (the others are
+// compared too, for the regression check); empty, or none of them measured: all.
+Comparison compare(const std::vector<PairedSamples>& measurements, const std::vector<std::string>& judged_on = {});
 nlohmann::json to_json(const Comparison& c);
 
 // Half-width of the 95% CI of an A/A comparison's geomean, as a fraction

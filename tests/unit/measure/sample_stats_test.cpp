@@ -187,4 +187,44 @@ TEST_CASE("compare: A/A p-values are calibrated under lognormal noise", "[measur
   CHECK(below_05 < 0.07 * trials);
 }
 
+
+// Paired samples whose incumbent is `ratio` times the candidate, with a little jitter (a seeded draw).
+PairedSamples timed_at(const std::string& name, double ratio, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> jitter(0, 0.002);
+  PairedSamples p{name, {}, {}};
+  for (int i = 0; i < 200; ++i) {
+    const double cand = 100 * (1 + jitter(rng));
+    p.candidate_us.push_back(cand);
+    p.incumbent_us.push_back(cand * ratio * (1 + jitter(rng)));
+  }
+  return p;
+}
+
+TEST_CASE("compare over judged workloads: the geomean is theirs, every workload is still compared",
+          "[measure]") {
+  const std::vector<PairedSamples> m = {timed_at("b128", 1.00, 1), timed_at("fp8_b128", 1.10, 2),
+                                        timed_at("h16", 0.99, 3), timed_at("fp8_b64", 1.21, 4)};
+  const Comparison all = compare(m);
+  const Comparison fp8 = compare(m, {"fp8_b128", "fp8_b64"});
+  CHECK(all.judged_on.empty());
+  CHECK(fp8.judged_on == std::vector<std::string>{"fp8_b128", "fp8_b64"});
+  REQUIRE(fp8.workloads.size() == 4);   // the regression check reads them all
+  CHECK(fp8.workloads[2].workload == "h16");
+  CHECK(fp8.speedup == Approx(std::sqrt(1.10 * 1.21)).epsilon(0.003));
+  CHECK(all.speedup == Approx(std::pow(1.00 * 1.10 * 0.99 * 1.21, 0.25)).epsilon(0.003));
+  // Two workloads' log-ratios average with a wider CI than four's.
+  CHECK(fp8.se_log > all.se_log);
+  CHECK(to_json(fp8).at("judged_on").size() == 2);
+  CHECK_FALSE(to_json(all).contains("judged_on"));
+}
+
+TEST_CASE("compare over judged workloads none of which was measured: over all (a quick screen without them)",
+          "[measure]") {
+  const std::vector<PairedSamples> m = {timed_at("b1", 1.05, 5), timed_at("b16", 1.05, 6)};
+  const Comparison c = compare(m, {"fp8_b128"});
+  CHECK(c.judged_on.empty());
+  CHECK(c.speedup == Approx(1.05).epsilon(0.003));
+}
+
 }  // namespace ar
