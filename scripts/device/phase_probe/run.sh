@@ -15,7 +15,9 @@
 # times every tile of the row path: each block's math thread 0 waiting for its stage, the tile's
 # math and its S^T alone; each producer warp waiting for a free stage and issuing a tile
 # (summarise.py prints them per tile, over all blocks); PROBE_PATCH=phase_probe_attend.patch (the same stack) times the
-# chunk-major path's tiles (attend: FP8, and BF16 with ROW_GATHER=0 in REF's sets) the same way.
+# chunk-major path's tiles (attend: FP8, and BF16 with ROW_GATHER=0 in REF's sets) the same way;
+# PROBE_PATCH=phase_probe_fp8.patch (the same stack) does too, and splits an FP8 tile's issue: from its start
+# until the first row group's loads have returned, and its closing proxy fence.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 OUT_DIR=${OUT:-$(mktemp -d /tmp/phase_probe.XXXXXX)}

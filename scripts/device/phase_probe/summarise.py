@@ -20,7 +20,9 @@ columns = {"math": ["wait for the stage", "the tile's math", "its S^T"],
            "producer0": ["wait for a free stage", "issue a tile"], "producer1": ["wait for a free stage"],
            # phase_probe_attend.patch: the chunk-major path (attend)
            "math_cm": ["wait for the stage", "the tile's math", "its S and softmax"],
-           "producer_cm": ["wait for a free stage", "issue a tile"]}
+           "producer_cm": ["wait for a free stage", "issue a tile",
+                           # phase_probe_fp8.patch: inside an FP8 tile's issue (0 elsewhere)
+                           "its first loads' return", "its proxy fence"]}
 for who in columns:
     rows = [(n, v) for (w, _, _), (n, v) in tiles.items() if w == who and n > 0]
     if not rows:
