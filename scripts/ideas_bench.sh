@@ -18,6 +18,7 @@ set -uo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 AR=${AUTORESEARCH:-$REPO/build/autoresearch}
 OUT_DIR=${OUT:-$(mktemp -d /tmp/ideas_bench.XXXXXX)}
+mkdir -p "$OUT_DIR"
 cd "$REPO"
 source "$REPO/scripts/ideas_package.sh"
 if [ "${PROBE:-1}" = 1 ]; then   # PROBE=0 skips the probe (its descriptors have not changed since it ran)

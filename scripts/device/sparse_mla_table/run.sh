@@ -10,6 +10,7 @@ set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 AR=${AUTORESEARCH:-$REPO/build/autoresearch}
 OUT_DIR=${OUT:-$(mktemp -d /tmp/sparse_mla_table.XXXXXX)}
+mkdir -p "$OUT_DIR"
 REF=${REF:?REF: the commit (or STACK:SETS of prepared ideas) to tabulate}
 WORKLOADS=${WORKLOADS:-b1_32k,b16_32k,b64_32k,b128_32k,b256_160k,mtp_b128_32k,h8_b128_32k,h16_b128_32k,h64_b128_32k,fp8_b64_32k,fp8_b128_32k}
 export PATH=/usr/local/cuda/bin:$PATH
