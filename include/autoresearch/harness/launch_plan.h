@@ -36,12 +36,35 @@ namespace ar {
 inline constexpr int kMaxLaunchStages = 4;
 inline constexpr int kMaxDispatchVariants = 16;
 
+// LaunchStage::flags.
+// kStageProgrammatic: the stage may be launched while the stage before it still runs (programmatic
+// dependent launch, sm_90+): its blocks can be resident and waiting when the earlier stage's last
+// blocks finish, so the launch gap between the two stages is hidden. The stage must execute
+// `griddepcontrol.wait` (cudaGridDependencySynchronize) before it reads anything an earlier stage
+// wrote: that instruction waits for the earlier stages to complete and their writes to be visible.
+// The earlier stage may execute `griddepcontrol.launch_dependents` to let it launch before its own
+// blocks exit. Honoured on stages 1.. only: on stage 0 it would overlap the call before, and the
+// timing measures one call at a time.
+inline constexpr unsigned kStageProgrammatic = 1u;
+inline constexpr unsigned kKnownStageFlags = kStageProgrammatic;
+
 struct LaunchStage {
   unsigned grid[3];
   unsigned block[3];
   unsigned shared_bytes;   // dynamic shared memory
-  unsigned reserved;
+  union {
+    unsigned flags;        // kStage* bits; 0: a plain launch after the stage before has finished
+    unsigned reserved;     // the field's name before flags existed (plans that zero it keep working)
+  };
 };
+
+// The flags the harness honours for stage `index`: none where the field holds bits it does not know (a
+// plan that never wrote the field: the harness fills the plan with 0xFF bytes before ar_plan runs), and
+// never kStageProgrammatic on stage 0.
+AR_HOST_DEVICE inline unsigned honoured_stage_flags(const LaunchStage& stage, int index) {
+  if ((stage.flags & ~kKnownStageFlags) != 0u) return 0u;
+  return index == 0 ? stage.flags & ~kStageProgrammatic : stage.flags;
+}
 
 struct LaunchPlan {
   int num_stages;                      // 1..kMaxLaunchStages

@@ -322,8 +322,26 @@ class CudaDevice final : public Device {
   CUresult launch_stage(Binding& b, int stage, int rotation) {
     const LaunchStage& st = b.plan.stage[stage];
     void* args[] = {b.params[rotation].data()};
-    return cuLaunchKernel(b.stages[stage], st.grid[0], st.grid[1], st.grid[2], st.block[0], st.block[1],
-                          st.block[2], st.shared_bytes, stream_, args, nullptr);
+    if ((honoured_stage_flags(st, stage) & kStageProgrammatic) == 0u)
+      return cuLaunchKernel(b.stages[stage], st.grid[0], st.grid[1], st.grid[2], st.block[0], st.block[1],
+                            st.block[2], st.shared_bytes, stream_, args, nullptr);
+    // Programmatic dependent launch (launch_plan.h): the same launch, allowed to start before the stage
+    // before it ends; a CUDA graph captures it as a programmatic edge.
+    CUlaunchAttribute attr{};
+    attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig config{};
+    config.gridDimX = st.grid[0];
+    config.gridDimY = st.grid[1];
+    config.gridDimZ = st.grid[2];
+    config.blockDimX = st.block[0];
+    config.blockDimY = st.block[1];
+    config.blockDimZ = st.block[2];
+    config.sharedMemBytes = st.shared_bytes;
+    config.hStream = stream_;
+    config.attrs = &attr;
+    config.numAttrs = 1;
+    return cuLaunchKernelEx(&config, b.stages[stage], args, nullptr);
   }
 
   void launch(Binding& b, int stage, int rotation) { AR_CU("launch_error", launch_stage(b, stage, rotation)); }
