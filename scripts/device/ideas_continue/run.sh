@@ -10,7 +10,10 @@
 #   IDEAS="11-row-gathers 13-skip-idle-warpgroup" AUTORESEARCH=.carry/autoresearch \
 #   bash scripts/device/ideas_continue/run.sh
 #
-# Console, log, branch log and the new commits (a bundle on top of BASE) go under $OUT.
+# A bundle holds only its run's commits: fetch the earlier runs' bundles of the chain first (RESULTS.md,
+# 2026-12-04, lists the commands). FOCUS=PATTERN aims the run at those workloads (run --focus, passed quoted: EXTRA_ARGS is split on
+# spaces and a pattern there could match files). Console, log, branch log and the new commits (a bundle
+# on top of BASE) go under $OUT.
 set -uo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 AR=$(realpath "${AUTORESEARCH:-$REPO/build/autoresearch}")
@@ -34,7 +37,8 @@ for idea in $IDEAS; do
 done
 cd "$work/tree"
 "$AR" run --kernel sparse_mla --agent command --agent-cmd "bash $REPO/scripts/apply_ideas.sh $work/ideas" \
-  --tune-each "$TUNE_EACH" --tag "$TAG" --plateau 0 --goal "${GOAL:-5x}" --profile false ${EXTRA_ARGS:-} 2>&1 |
+  --tune-each "$TUNE_EACH" --tag "$TAG" --plateau 0 --goal "${GOAL:-5x}" --profile false \
+  ${FOCUS:+--focus "$FOCUS"} ${EXTRA_ARGS:-} 2>&1 |
   tee "$OUT_DIR/$TAG.console.txt" | grep -v '^\[#'
 # Only the new commits in the bundle: fetch it into a repository that has BASE.
 source "$REPO/scripts/ideas_records.sh"
