@@ -38,37 +38,8 @@ constexpr int kTileRows = 64;
 constexpr int kTileBytes = kTileRows * kRowBytes;   // 73728, a multiple of 1024
 constexpr int kSmemBytes = 2048 + 2 * kTileBytes;   // barriers, alignment slack, two stages
 
-#define CHECK(x)                                                                                 \
-  do {                                                                                           \
-    cudaError_t e_ = (x);                                                                        \
-    if (e_ != cudaSuccess) {                                                                     \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                              \
-    }                                                                                            \
-  } while (0)
+#include "../gather_probe/probe_ptx.cuh"
 
-__device__ __forceinline__ uint32_t smem_addr(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void mbar_init(uint64_t* bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
-  asm volatile("{\n.reg .b64 s;\nmbarrier.arrive.shared::cta.b64 s, [%0];\n}\n" ::"r"(smem_addr(bar)) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, unsigned bytes) {
-  asm volatile("{\n.reg .b64 s;\nmbarrier.arrive.expect_tx.shared::cta.b64 s, [%0], %1;\n}\n" ::"r"(smem_addr(bar)),
-               "r"(bytes)
-               : "memory");
-}
-__device__ __forceinline__ void mbar_wait(uint64_t* bar, unsigned parity) {
-  asm volatile(
-      "{\n.reg .pred done;\nwait_again:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra wait_again;\n}\n" ::"r"(smem_addr(bar)),
-      "r"(parity)
-      : "memory");
-}
 __device__ __forceinline__ void bulk_row(uint32_t dst, const void* src, uint64_t* bar) {
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
                "l"(src), "n"(kRowBytes), "r"(smem_addr(bar))
@@ -207,7 +178,7 @@ float time_it(const CUtensorMap& map, const unsigned char* pool, const int* idx,
 // The first tile of token 0 through ENGINE, compared with where each byte must land; returns mismatches.
 template <int ENGINE>
 long check_layout(const CUtensorMap& map, const unsigned char* pool, const std::vector<unsigned char>& host_pool_rows,
-                  const int* idx, const std::vector<int>& host_idx, unsigned char* dump, unsigned* sink) {
+                  const int* idx, unsigned char* dump, unsigned* sink) {
   CHECK(cudaMemset(dump, 0, kTileBytes));
   launch<ENGINE>(map, pool, idx, 1, 1, 1, dump, sink);
   CHECK(cudaDeviceSynchronize());
@@ -224,7 +195,6 @@ long check_layout(const CUtensorMap& map, const unsigned char* pool, const std::
           bad += got[at] != row[c * 128 + j * 16 + b];
         }
   }
-  (void)host_idx;
   return bad;
 }
 
@@ -269,16 +239,14 @@ int main(int argc, char** argv) {
   std::printf("%s, %d SMs; %d tokens x %d rows of %d B, own pool %.1f GB; 64-row tiles, 2 stages; median of 10\n",
               prop.name, prop.multiProcessorCount, kTokens, kTopk, kRowBytes, pool_rows * kRowBytes / 1e9);
   if (part == "check") {
-    std::printf("%s, %d SMs; %d tokens x %d rows of %d B, own pool %.1f GB; 64-row tiles, 2 stages; median of 10\n",
-                prop.name, prop.multiProcessorCount, kTokens, kTopk, kRowBytes, pool_rows * kRowBytes / 1e9);
     std::printf("layout check (one tile, every byte where it must land): bulk %ld mismatches\n",
-                check_layout<kBulk>(map, pool, tile_rows, idx, own, dump, sink));
+                check_layout<kBulk>(map, pool, tile_rows, idx, dump, sink));
     std::fflush(stdout);
-    std::printf("layout check: tma %ld mismatches\n", check_layout<kTma>(map, pool, tile_rows, idx, own, dump, sink));
+    std::printf("layout check: tma %ld mismatches\n", check_layout<kTma>(map, pool, tile_rows, idx, dump, sink));
     std::fflush(stdout);
-    std::printf("layout check: tma2 %ld mismatches\n", check_layout<kTma2>(map, pool, tile_rows, idx, own, dump, sink));
-    std::printf("layout check: tma4 %ld, tma8 %ld mismatches\n", check_layout<kTma4>(map, pool, tile_rows, idx, own, dump, sink),
-                check_layout<kTma8>(map, pool, tile_rows, idx, own, dump, sink));
+    std::printf("layout check: tma2 %ld mismatches\n", check_layout<kTma2>(map, pool, tile_rows, idx, dump, sink));
+    std::printf("layout check: tma4 %ld, tma8 %ld mismatches\n", check_layout<kTma4>(map, pool, tile_rows, idx, dump, sink),
+                check_layout<kTma8>(map, pool, tile_rows, idx, dump, sink));
     std::printf("%-6s %-13s %10s %12s %14s\n", "engine", "blocks/token", "us", "L2->SM TB/s", "per SM GB/s");
     return 0;
   }
