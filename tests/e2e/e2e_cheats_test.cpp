@@ -92,14 +92,18 @@ TEST_CASE("every planted CPU cheat is stopped by its guard through `run`, and no
   TempRepo repo({"matmul_cpu"});
   const std::string agent = "sh '" + (kCheats / "apply_cheat.sh").string() + "'";
   const int n = static_cast<int>(expected.size());
+  // Every entry must be judged, so no goal may end the run early: an honest
+  // variant is a real speedup (about 2x over the starting kernel, more on some
+  // machines) and the default goal of 2x once stopped the run before the last
+  // honest variants were tried.
   auto r = run_cli(repo,
                    {"run", "--kernel", "matmul_cpu", "--agent", "command", "--agent-cmd", agent, "--config",
-                    std::string(AR_SOURCE_DIR) + "/configs/quick.json", "--plateau", "0", "--max-iters",
-                    std::to_string(n), "--hidden", "3", "--seed", "17", "--tag", "cheats"},
+                    std::string(AR_SOURCE_DIR) + "/configs/quick.json", "--goal", "1000x", "--plateau", "0",
+                    "--max-iters", std::to_string(n), "--hidden", "3", "--seed", "17", "--tag", "cheats"},
                    2100);
   INFO(r.err.substr(r.err.size() > 20000 ? r.err.size() - 20000 : 0));
-  // Goal reached (an honest variant may reach it) or the budget / the agent ran out.
-  REQUIRE((r.exit_code == 0 || r.exit_code == 3));
+  // The iteration budget or the agent ran out (exit 3), never the goal.
+  REQUIRE(r.exit_code == 3);
 
   const auto lines = read_log(repo.dir / ".autoresearch/runs/matmul_cpu-cheats/experiments.jsonl");
   const auto candidates = of_type(lines, "candidate");
