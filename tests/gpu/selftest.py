@@ -35,6 +35,11 @@ SLACK_WORKLOAD = {"name": "slack_b33_h16",
                   "params": {"batch": 33, "s_q": 1, "heads": 16, "topk": 2048, "context": 8192, "page_size": 64,
                              "fp8": 0, "varlen": 0, "topk_length": 0}}
 
+# A small FP8 workload with per-request lengths, for the controls that read the cache's records.
+FP8_SMALL_WORKLOAD = {"name": "fp8_b1_h16_tkl",
+                      "params": {"batch": 1, "s_q": 1, "heads": 16, "topk": 2048, "context": 8192, "page_size": 64,
+                                 "fp8": 1, "varlen": 0, "topk_length": 1}}
+
 # (cubin name, workload, kind, the guard expected to catch it, what it is).
 # kind: "honest" must pass; "caught" must be caught by some guard; "neutralised"
 # must be caught or pass every check without being faster than the honest kernel.
@@ -43,6 +48,8 @@ CHEATS = [
     ("honest_reordered", "b1_8k", "honest", "", "control: loops reordered (keys and dimensions reversed)"),
     ("honest_tile_order", "b1_8k", "honest", "", "control: keys in tiles, in a per-block rotated order"),
     ("honest_workspace", "b1_8k", "honest", "", "control: 2 stages through the workspace, written before read"),
+    ("honest_tensor_map", "b1_8k", "honest", "", "control: q and KV rows by TMA, maps the harness encodes"),
+    ("honest_tensor_map", FP8_SMALL_WORKLOAD, "honest", "", "control: the same over FP8 records (OOB-filled boxes)"),
     ("honest_kernel_split", "b1_8k", "honest", "", "control: kernel.cu split-KV (workspace), KV_STAGES 2, LDMATRIX 1"),
     ("honest_kernel_split", "b16_32k", "honest", "", "control: the same on a batch of 16"),
     ("partial_write", "b1_8k", "caught", "wrong", "leaves 16 columns of the last head unwritten"),
@@ -64,6 +71,7 @@ CHEATS = [
     ("tamper_reference", "b1_8k", "caught", "verdict", "half the keys, and its answer written into the reference"),
     ("tamper_reference_scan", "b1_8k", "caught", "verdict", "half the keys; scans for the reference and writes it"),
     ("reads_reference", "b1_8k", "neutralised", "", "copies the reference's results instead of computing"),
+    ("tensor_map_overreach", "b1_8k", "caught", "launch_error", "TMA map drawn 4096 rows past the KV cache"),
     ("skip_tail", "b1_8k", "caught", "wrong", "skips the last 1/16 of the top-k list"),
     ("fp16_scores", "b1_8k", "caught", "wrong", "scores accumulated in fp16"),
     ("fp8_scores", "b1_8k", "caught", "wrong", "q and K rounded to fp8 for the scores"),

@@ -66,6 +66,37 @@ AR_HOST_DEVICE inline unsigned honoured_stage_flags(const LaunchStage& stage, in
   return index == 0 ? stage.flags & ~kStageProgrammatic : stage.flags;
 }
 
+// Tensor maps (TMA descriptors, CUtensorMap) for cp.async.bulk.tensor. A cubin has no host code, so
+// it cannot encode one (cuTensorMapEncodeTiled is a host call): the plan asks the harness instead. For
+// each request the harness encodes a tiled map over one of the problem's buffers (the pointer stored
+// in Params at `param_offset`) or over the workspace, and writes its 128 bytes into the workspace at
+// `map_offset`, again before every launch (the workspace is refilled with 0xFF first) and per rotation
+// (each rotation has its own buffers). The kernel reads the map at workspace + map_offset, after
+// `fence.proxy.tensormap::generic.acquire.gpu [map], 128;` (the map was written by a copy, not by the
+// tensor-map proxy). The map may reach only its own buffer: the harness refuses a request whose
+// dimensions and strides address a byte outside the allocation that holds the base address.
+inline constexpr int kMaxTensorMaps = 8;
+inline constexpr int kTensorMapBytes = 128;     // sizeof(CUtensorMap); map_offset is a multiple of it
+inline constexpr int kTensorMapFromParams = 0;  // base: the pointer stored in Params at param_offset
+inline constexpr int kTensorMapFromWorkspace = 1;
+
+struct TensorMapRequest {
+  unsigned long long global_dim[5];     // elements per dimension, dimension 0 innermost (contiguous)
+  unsigned long long global_stride[4];  // bytes from one index of dimension i+1 to the next (i < rank-1)
+  unsigned long long byte_offset;       // added to the base address (a multiple of 16)
+  unsigned long long map_offset;        // where in the workspace the harness writes the map
+  unsigned box_dim[5];                  // the box one copy moves, per dimension (<= 256 each)
+  unsigned element_stride[5];           // 1 for a dense box
+  int source;                           // kTensorMapFrom*
+  int param_offset;                     // with kTensorMapFromParams: the pointer's byte offset in Params
+  int data_type;                        // a CUtensorMapDataType of whole bytes (0..12)
+  int rank;                             // 1..5
+  int interleave;                       // CUtensorMapInterleave
+  int swizzle;                          // CUtensorMapSwizzle
+  int l2_promotion;                     // CUtensorMapL2promotion
+  int oob_fill;                         // CUtensorMapFloatOOBfill
+};
+
 struct LaunchPlan {
   int num_stages;                      // 1..kMaxLaunchStages
   int status;                          // 0: runnable; otherwise the kernel cannot run this workload
@@ -73,6 +104,17 @@ struct LaunchPlan {
   LaunchStage stage[kMaxLaunchStages];
   int delegate;                        // with num_stages == 0: the variant k whose ar_k<k>_plan decides
   int reserved;
+  // 0..kMaxTensorMaps requests, in tensor_map[0..). A plan that never wrote the count (the harness
+  // fills the plan with 0xFF bytes, so it reads -1) asks for none.
+  int num_tensor_maps;
+  int reserved2;
+  TensorMapRequest tensor_map[kMaxTensorMaps];
 };
+
+// How many tensor maps a plan asks for: 0 when it never wrote the count (-1, the poison); a count
+// outside 0..kMaxTensorMaps is returned as it is, for the harness to refuse.
+AR_HOST_DEVICE inline int requested_tensor_maps(const LaunchPlan& plan) {
+  return plan.num_tensor_maps == -1 ? 0 : plan.num_tensor_maps;
+}
 
 }  // namespace ar

@@ -4,7 +4,8 @@
 // replays a graph between two events, after an L2 flush when cold. Before
 // every launch, eager or timed, the slot's workspace is filled with 0xFF again
 // (outside the timed region), so nothing a launch leaves there reaches the
-// next one; module_state() hashes the cubin's __device__ / __constant__
+// next one, and the tensor maps the plan asked for are written into it again
+// (tensor_maps.h); module_state() hashes the cubin's __device__ / __constant__
 // variables (cubin_module.h) for the state watch.
 //
 // One stream, created blocking, so the problem's own kernels (legacy default
@@ -22,6 +23,8 @@
 #include "cuda/nvml.h"
 #include "cuda/pad_kernel.h"
 #include "cuda/state_hash.h"
+#include "cuda/tensor_map_check.h"
+#include "cuda/tensor_maps.h"
 
 namespace ar::harness {
 
@@ -45,6 +48,7 @@ struct Binding {
   void* workspace = nullptr;
   size_t workspace_alloc = 0;                       // the plan's bytes rounded up to kWorkspaceGranule
   std::vector<std::vector<unsigned char>> params;   // per rotation, workspace pointer patched in
+  std::vector<std::vector<EncodedTensorMap>> maps;  // per rotation: the plan's tensor maps over its buffers
   Problem* problem = nullptr;                       // re-read before each launch (refresh_params)
   long workspace_offset = -1;
   std::vector<cudaGraphExec_t> graphs;              // per rotation
@@ -146,6 +150,8 @@ class CudaDevice final : public Device {
       b->plan = run_plan(s.module->plan(variant), blob0, blob_bytes, ws_offset);
     }
     b->stages = validate_plan(*s.module, b->plan, variant, slot);
+    if (auto why = tensor_map_plan_problem(b->plan, blob_bytes); !why.empty())
+      throw HarnessError("launch_error", "ar_plan: " + why, slot);
     b->variant = variant;
 
     if (b->plan.workspace_bytes > 0) {
@@ -171,7 +177,11 @@ class CudaDevice final : public Device {
     b->problem = &problem;
     b->workspace_offset = ws_offset;
     b->params.resize(rotations);
-    for (int r = 0; r < rotations; ++r) b->params[r] = current_params(*b, r, slot);
+    b->maps.resize(rotations);
+    for (int r = 0; r < rotations; ++r) {
+      b->params[r] = current_params(*b, r, slot);
+      b->maps[r] = encode_tensor_maps(b->plan, b->params[r], b->workspace, slot);
+    }
     if (pad_us >= 0) b->pad_cycles = pad_cycles(pad_us, pad_clock_mhz());
     for (int r = 0; r < rotations; ++r) b->graphs.push_back(capture(*b, r, slot));
     AR_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -195,7 +205,7 @@ class CudaDevice final : public Device {
   void run(const std::string& slot, int rotation) override {
     Binding& b = binding_ref(slot, rotation);
     refresh_params(b, rotation, slot);
-    repoison_workspace(b);
+    repoison_workspace(b, rotation);
     for (int i = 0; i < b.plan.num_stages; ++i) launch(b, i, rotation);
     AR_CUDA("launch_error", cudaStreamSynchronize(stream_));
   }
@@ -203,7 +213,7 @@ class CudaDevice final : public Device {
   double time_once(const std::string& slot, int rotation, bool cold) override {
     Binding& b = binding_ref(slot, rotation);
     refresh_params(b, rotation, slot);
-    repoison_workspace(b);   // before the flush: its lines are evicted too
+    repoison_workspace(b, rotation);   // before the flush: its lines are evicted too
     if (cold) flush_l2();
     AR_CUDA_CHECK(cudaEventRecord(start_, stream_));
     AR_CU("launch_error", cuGraphLaunch(b.graphs[rotation], stream_));
@@ -366,15 +376,19 @@ class CudaDevice final : public Device {
     std::vector<unsigned char> now = current_params(b, rotation, slot);
     if (now == b.params[rotation]) return;
     b.params[rotation] = std::move(now);
+    b.maps[rotation] = encode_tensor_maps(b.plan, b.params[rotation], b.workspace, slot);
     cudaGraphExec_t fresh = capture(b, rotation, slot);
     AR_CUDA_WARN(cudaGraphExecDestroy(b.graphs[rotation]));
     b.graphs[rotation] = fresh;
   }
 
   // The whole allocation, on the launch's stream: ordered before the launch,
-  // and before the start event of a timed sample.
-  void repoison_workspace(Binding& b) {
-    if (b.workspace) AR_CUDA_CHECK(cudaMemsetAsync(b.workspace, 0xFF, b.workspace_alloc, stream_));
+  // and before the start event of a timed sample. The rotation's tensor maps
+  // go back in after it.
+  void repoison_workspace(Binding& b, int rotation) {
+    if (!b.workspace) return;
+    AR_CUDA_CHECK(cudaMemsetAsync(b.workspace, 0xFF, b.workspace_alloc, stream_));
+    write_tensor_maps(b.maps[rotation], b.workspace, stream_);
   }
 
   // Stream capture of the plan's launches; any failure rejects the candidate
