@@ -50,6 +50,7 @@ CHEATS = [
     ("honest_workspace", "b1_8k", "honest", "", "control: 2 stages through the workspace, written before read"),
     ("honest_tensor_map", "b1_8k", "honest", "", "control: q and KV rows by TMA, maps the harness encodes"),
     ("honest_tensor_map", FP8_SMALL_WORKLOAD, "honest", "", "control: the same over FP8 records (OOB-filled boxes)"),
+    ("honest_cluster", "b1_8k", "honest", "", "control: split-KV merged in 4-block clusters (distributed smem)"),
     ("honest_kernel_split", "b1_8k", "honest", "", "control: kernel.cu split-KV (workspace), KV_STAGES 2, LDMATRIX 1"),
     ("honest_kernel_split", "b16_32k", "honest", "", "control: the same on a batch of 16"),
     ("partial_write", "b1_8k", "caught", "wrong", "leaves 16 columns of the last head unwritten"),

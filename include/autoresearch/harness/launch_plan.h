@@ -46,7 +46,16 @@ inline constexpr int kMaxDispatchVariants = 16;
 // blocks exit. Honoured on stages 1.. only: on stage 0 it would overlap the call before, and the
 // timing measures one call at a time.
 inline constexpr unsigned kStageProgrammatic = 1u;
-inline constexpr unsigned kKnownStageFlags = kStageProgrammatic;
+// Bits 8..15: the stage's thread-block cluster size along x (0 or 1: no cluster). A cluster's blocks run
+// at the same time on one GPC and may read and write each other's shared memory (distributed shared
+// memory, barrier.cluster). grid[0] must be a multiple of it; at most kMaxClusterSize (more than 8 is
+// a non-portable size, which the harness allows on the stage). ar::stage_cluster(n) writes it.
+inline constexpr unsigned kStageClusterShift = 8u;
+inline constexpr unsigned kStageClusterMask = 0xFFu << kStageClusterShift;
+inline constexpr unsigned kMaxClusterSize = 16u;
+inline constexpr unsigned kKnownStageFlags = kStageProgrammatic | kStageClusterMask;
+
+AR_HOST_DEVICE constexpr unsigned stage_cluster(unsigned blocks) { return (blocks & 0xFFu) << kStageClusterShift; }
 
 struct LaunchStage {
   unsigned grid[3];
@@ -64,6 +73,13 @@ struct LaunchStage {
 AR_HOST_DEVICE inline unsigned honoured_stage_flags(const LaunchStage& stage, int index) {
   if ((stage.flags & ~kKnownStageFlags) != 0u) return 0u;
   return index == 0 ? stage.flags & ~kStageProgrammatic : stage.flags;
+}
+
+// The cluster size the harness launches stage `index` with: 1 (no cluster) unless the honoured flags
+// name one.
+AR_HOST_DEVICE inline unsigned honoured_cluster_size(const LaunchStage& stage, int index) {
+  const unsigned n = (honoured_stage_flags(stage, index) & kStageClusterMask) >> kStageClusterShift;
+  return n == 0u ? 1u : n;
 }
 
 // Tensor maps (TMA descriptors, CUtensorMap) for cp.async.bulk.tensor. A cubin has no host code, so

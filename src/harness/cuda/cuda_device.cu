@@ -173,6 +173,7 @@ class CudaDevice final : public Device {
       AR_CU("launch_error",
             cuFuncSetAttribute(b->stages[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                static_cast<int>(b->plan.stage[i].shared_bytes)));
+    prepare_clusters(*b, slot);
 
     b->problem = &problem;
     b->workspace_offset = ws_offset;
@@ -324,6 +325,18 @@ class CudaDevice final : public Device {
                                " B of dynamic shared memory (+" + std::to_string(static_smem) +
                                " static); the device allows " + std::to_string(facts_.smem_per_block_optin),
                            slot);
+      const unsigned cluster = honoured_cluster_size(st, i);
+      if (cluster > 1) {
+        if (facts_.cc_major < 9)
+          throw HarnessError("launch_error", "ar_plan: " + name + " asks for clusters, which need sm_90 or later",
+                             slot);
+        if (cluster > kMaxClusterSize || st.grid[0] % cluster != 0)
+          throw HarnessError("launch_error",
+                             "ar_plan: " + name + " asks for clusters of " + std::to_string(cluster) +
+                                 " blocks; it must be at most " + std::to_string(kMaxClusterSize) +
+                                 " and divide grid x (" + std::to_string(st.grid[0]) + ")",
+                             slot);
+      }
       stages.push_back(f);
     }
     return stages;
@@ -332,14 +345,32 @@ class CudaDevice final : public Device {
   CUresult launch_stage(Binding& b, int stage, int rotation) {
     const LaunchStage& st = b.plan.stage[stage];
     void* args[] = {b.params[rotation].data()};
-    if ((honoured_stage_flags(st, stage) & kStageProgrammatic) == 0u)
+    const bool programmatic = (honoured_stage_flags(st, stage) & kStageProgrammatic) != 0u;
+    const unsigned cluster = honoured_cluster_size(st, stage);
+    if (!programmatic && cluster == 1)
       return cuLaunchKernel(b.stages[stage], st.grid[0], st.grid[1], st.grid[2], st.block[0], st.block[1],
                             st.block[2], st.shared_bytes, stream_, args, nullptr);
-    // Programmatic dependent launch (launch_plan.h): the same launch, allowed to start before the stage
-    // before it ends; a CUDA graph captures it as a programmatic edge.
-    CUlaunchAttribute attr{};
-    attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-    attr.value.programmaticStreamSerializationAllowed = 1;
+    // The same launch with its attributes (launch_plan.h): programmatic dependent launch, allowed to start
+    // before the stage before it ends (a CUDA graph captures it as a programmatic edge), and clusters.
+    CUlaunchAttribute attrs[2] = {};
+    unsigned n = 0;
+    if (programmatic) {
+      attrs[n].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+      attrs[n++].value.programmaticStreamSerializationAllowed = 1;
+    }
+    if (cluster > 1) {
+      attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+      attrs[n].value.clusterDim.x = cluster;
+      attrs[n].value.clusterDim.y = 1;
+      attrs[n++].value.clusterDim.z = 1;
+    }
+    CUlaunchConfig config = launch_config(st);
+    config.attrs = attrs;
+    config.numAttrs = n;
+    return cuLaunchKernelEx(&config, b.stages[stage], args, nullptr);
+  }
+
+  CUlaunchConfig launch_config(const LaunchStage& st) const {
     CUlaunchConfig config{};
     config.gridDimX = st.grid[0];
     config.gridDimY = st.grid[1];
@@ -349,9 +380,38 @@ class CudaDevice final : public Device {
     config.blockDimZ = st.block[2];
     config.sharedMemBytes = st.shared_bytes;
     config.hStream = stream_;
-    config.attrs = &attr;
-    config.numAttrs = 1;
-    return cuLaunchKernelEx(&config, b.stages[stage], args, nullptr);
+    return config;
+  }
+
+  // A cluster stage: a size over 8 needs the non-portable attribute, and a cluster that cannot be
+  // resident at all (its blocks' shared memory or registers do not fit on one GPC) is refused here, with
+  // a message, rather than as a bare launch failure.
+  void prepare_clusters(Binding& b, const std::string& slot) {
+    for (int i = 0; i < b.plan.num_stages; ++i) {
+      const unsigned cluster = honoured_cluster_size(b.plan.stage[i], i);
+      if (cluster <= 1) continue;
+      if (cluster > 8)
+        AR_CU("launch_error",
+              cuFuncSetAttribute(b.stages[i], CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1));
+      CUlaunchAttribute attr{};
+      attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+      attr.value.clusterDim.x = cluster;
+      attr.value.clusterDim.y = attr.value.clusterDim.z = 1;
+      CUlaunchConfig config = launch_config(b.plan.stage[i]);
+      config.attrs = &attr;
+      config.numAttrs = 1;
+      int resident = 0;
+      const CUresult e = cuOccupancyMaxActiveClusters(&resident, b.stages[i], &config);
+      if (e != CUDA_SUCCESS || resident < 1)
+        throw HarnessError("launch_error",
+                           "ar_plan: stage " + std::to_string(i) + ": no cluster of " + std::to_string(cluster) +
+                               " blocks of " + std::to_string(b.plan.stage[i].shared_bytes) +
+                               " B of shared memory can be resident" +
+                               (e != CUDA_SUCCESS ? " (" + describe(e, "cuOccupancyMaxActiveClusters", __FILE__,
+                                                                    __LINE__) + ")"
+                                                  : std::string()),
+                           slot);
+    }
   }
 
   void launch(Binding& b, int stage, int rotation) { AR_CU("launch_error", launch_stage(b, stage, rotation)); }
