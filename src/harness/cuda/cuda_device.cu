@@ -198,7 +198,10 @@ class CudaDevice final : public Device {
     nlohmann::json stages = nlohmann::json::array();
     for (int i = 0; i < b.plan.num_stages; ++i) {
       const LaunchStage& st = b.plan.stage[i];
-      stages.push_back({{"block", {st.block[0], st.block[1], st.block[2]}}, {"shared_bytes", st.shared_bytes}});
+      nlohmann::json stage = {{"block", {st.block[0], st.block[1], st.block[2]}}, {"shared_bytes", st.shared_bytes}};
+      // A cluster launch runs code a plain one does not (a kernel's cluster merge): another path to sanitize.
+      if (const unsigned cluster = honoured_cluster_size(st, i); cluster > 1) stage["cluster"] = cluster;
+      stages.push_back(std::move(stage));
     }
     return {{"variant", b.variant}, {"stages", stages}};
   }
