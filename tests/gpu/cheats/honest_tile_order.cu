@@ -50,19 +50,11 @@ extern "C" __global__ void __launch_bounds__(naive::kThreads) ar_stage0(const Sp
     if (lane == 0) score[t] = ok ? acc * p.scale : -INFINITY;
   }
   __syncthreads();
-  float m = -INFINITY;
-  for (int t = threadIdx.x; t < p.topk; t += naive::kThreads) m = fmaxf(m, score[t]);
-  m = naive::block_max(m, scratch);
-  float lse = INFINITY;
-  if (m != -INFINITY) {
-    float sum = 0.f;
-    for (int t = threadIdx.x; t < p.topk; t += naive::kThreads) sum += expf(score[t] - m);
-    lse = m + logf(naive::block_sum(sum, scratch));
-  }
+  const float lse = naive::row_lse(score, p.topk, scratch);
   __nv_bfloat16* out = p.out + static_cast<size_t>(rh) * 512;
   for (int d = threadIdx.x; d < 512; d += naive::kThreads) {
     float acc = 0.f;
-    if (m != -INFINITY)
+    if (lse != INFINITY)
       for (int k = 0; k < tiles * kTile; ++k) {
         const int t = position(k);
         if (t >= n_eff) continue;

@@ -49,18 +49,10 @@ extern "C" __global__ void __launch_bounds__(naive::kThreads) ar_stage0(const Sp
     if (lane == 0) score[t] = ok ? acc * p.scale : -INFINITY;
   }
   __syncthreads();
-  float m = -INFINITY;
-  for (int t = threadIdx.x; t < p.topk; t += naive::kThreads) m = fmaxf(m, score[t]);
-  m = naive::block_max(m, scratch);
-  float lse = INFINITY;
-  if (m != -INFINITY) {
-    float sum = 0.f;
-    for (int t = threadIdx.x; t < p.topk; t += naive::kThreads) sum += expf(score[t] - m);
-    lse = m + logf(naive::block_sum(sum, scratch));
-  }
+  const float lse = naive::row_lse(score, p.topk, scratch);
   float* w = ws_row(p, rh);
   for (int t = threadIdx.x; t < p.topk; t += naive::kThreads)
-    w[t] = m == -INFINITY || score[t] == -INFINITY ? 0.f : expf(score[t] - lse);
+    w[t] = lse == INFINITY || score[t] == -INFINITY ? 0.f : expf(score[t] - lse);
   if (threadIdx.x == 0) w[p.topk] = lse;
 }
 

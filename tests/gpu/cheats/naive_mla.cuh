@@ -49,14 +49,21 @@ namespace naive {
 constexpr int kThreads = 128;
 constexpr int kWarps = kThreads / 32;
 
-__device__ inline float kv_at(const SparseMlaParams& p, int slot, int d) {
-  if (!p.kv_fp8) return __bfloat162float(static_cast<const __nv_bfloat16*>(p.kv)[static_cast<size_t>(slot) * 576 + d]);
-  const unsigned char* rec = static_cast<const unsigned char*>(p.kv) + static_cast<size_t>(slot) * 656;
+// Value d of a KV record (576 bf16 values, or an FP8 record: 512 e4m3 bytes, 4 fp32 scales, 64 bf16 rope
+// values) wherever it lies: the cache itself, or a copy of the record in shared memory.
+__device__ inline float decode_record(const unsigned char* rec, bool fp8, int d) {
+  if (!fp8) return __bfloat162float(reinterpret_cast<const __nv_bfloat16*>(rec)[d]);
   if (d >= 512) return __bfloat162float(reinterpret_cast<const __nv_bfloat16*>(rec + 528)[d - 512]);
   const unsigned char v = rec[d];
   const int e = (v >> 3) & 15, m = v & 7;
   const float mag = e == 0 ? ldexpf(static_cast<float>(m), -9) : ldexpf(static_cast<float>(8 + m), e - 10);
   return ((v & 0x80) ? -mag : mag) * reinterpret_cast<const float*>(rec + 512)[d / 128];
+}
+
+__device__ inline float kv_at(const SparseMlaParams& p, int slot, int d) {
+  const size_t record_bytes = p.kv_fp8 ? 656 : 1152;
+  return decode_record(static_cast<const unsigned char*>(p.kv) + static_cast<size_t>(slot) * record_bytes,
+                       p.kv_fp8 != 0, d);
 }
 
 __device__ inline float dot_lane(const SparseMlaParams& p, const float* qf, int slot, int lane) {
@@ -83,6 +90,29 @@ __device__ inline float block_sum(float v, float* scratch) {
   for (int w = 1; w < kWarps; ++w) r += scratch[w];
   __syncthreads();
   return r;
+}
+
+// The row's log-sum-exp over its scores (-INFINITY where a key is not used); INFINITY when no key is.
+__device__ inline float row_lse(const float* score, int topk, float* scratch) {
+  float m = -INFINITY;
+  for (int t = threadIdx.x; t < topk; t += kThreads) m = fmaxf(m, score[t]);
+  m = block_max(m, scratch);
+  if (m == -INFINITY) return INFINITY;
+  float sum = 0.f;
+  for (int t = threadIdx.x; t < topk; t += kThreads) sum += expf(score[t] - m);
+  return m + logf(block_sum(sum, scratch));
+}
+
+// Value column d of the row's output: its keys' values weighted by their probabilities exp(score - lse).
+__device__ inline float pv_at(const SparseMlaParams& p, const int* idx, int n_eff, const float* score, float lse,
+                              int d) {
+  float acc = 0.f;
+  if (lse != INFINITY)
+    for (int t = 0; t < n_eff; ++t) {
+      const int slot = idx[t];
+      if (slot >= 0 && slot < p.num_slots) acc += expf(score[t] - lse) * kv_at(p, slot, d);
+    }
+  return acc;
 }
 }  // namespace naive
 
@@ -126,24 +156,9 @@ extern "C" __global__ void __launch_bounds__(naive::kThreads) ar_stage0(const Sp
     if (lane == 0) score[t] = ok ? acc * p.scale : -INFINITY;
   }
   __syncthreads();
-  float m = -INFINITY;
-  for (int t = threadIdx.x; t < p.topk; t += naive::kThreads) m = fmaxf(m, score[t]);
-  m = naive::block_max(m, scratch);
-  float lse = INFINITY;
-  if (m != -INFINITY) {
-    float sum = 0.f;
-    for (int t = threadIdx.x; t < p.topk; t += naive::kThreads) sum += expf(score[t] - m);
-    lse = m + logf(naive::block_sum(sum, scratch));
-  }
-  for (int d = threadIdx.x; d < 512; d += naive::kThreads) {
-    float acc = 0.f;
-    if (m != -INFINITY)
-      for (int t = 0; t < n_eff; ++t) {
-        const int slot = idx[t];
-        if (slot >= 0 && slot < p.num_slots) acc += expf(score[t] - lse) * naive::kv_at(p, slot, d);
-      }
-    if (CHEAT_WRITE_OUT(p, rh, d)) out[d] = __float2bfloat16(CHEAT_OUT(p, rh, d, acc));
-  }
+  const float lse = naive::row_lse(score, p.topk, scratch);
+  for (int d = threadIdx.x; d < 512; d += naive::kThreads)
+    if (CHEAT_WRITE_OUT(p, rh, d)) out[d] = __float2bfloat16(CHEAT_OUT(p, rh, d, naive::pv_at(p, idx, n_eff, score, lse, d)));
   if (threadIdx.x == 0) *lse_out = lse;
   CHEAT_AFTER(p, rh, out, lse);
 }

@@ -73,16 +73,6 @@ __device__ inline void fetch_row(void* dst, const void* map, int y, unsigned cop
     copy_box(static_cast<unsigned char*>(dst) + c * box_bytes, map, static_cast<int>(c * box_values), y, bar);
 }
 
-// Value d of a record fetched into shared memory (naive::kv_at's decoding).
-__device__ inline float record_at(const unsigned char* rec, bool fp8, int d) {
-  if (!fp8) return __bfloat162float(reinterpret_cast<const __nv_bfloat16*>(rec)[d]);
-  if (d >= 512) return __bfloat162float(reinterpret_cast<const __nv_bfloat16*>(rec + 528)[d - 512]);
-  const unsigned char v = rec[d];
-  const int e = (v >> 3) & 15, m = v & 7;
-  const float mag = e == 0 ? ldexpf(static_cast<float>(m), -9) : ldexpf(static_cast<float>(8 + m), e - 10);
-  return ((v & 0x80) ? -mag : mag) * reinterpret_cast<const float*>(rec + 512)[d / 128];
-}
-
 // Dynamic shared memory: records (one per warp), q's bf16 staging, the barriers, then scores,
 // q in fp32 and the reduction scratch.
 constexpr size_t kRecordsOffset = 0;
@@ -179,31 +169,15 @@ extern "C" __global__ void __launch_bounds__(naive::kThreads) ar_stage0(const Sp
       }
       tmk::bar_wait(&bars[warp], parity);
       parity ^= 1u;
-      for (int d = lane; d < 576; d += 32) acc += qf[d] * tmk::record_at(rec, fp8, d);
+      for (int d = lane; d < 576; d += 32) acc += qf[d] * naive::decode_record(rec, fp8, d);
     }
     __syncwarp();   // every lane is done with the record before lane 0 fetches the next into it
     for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
     if (lane == 0) score[t] = ok ? acc * p.scale : -INFINITY;
   }
   __syncthreads();
-  float m = -INFINITY;
-  for (int t = threadIdx.x; t < p.topk; t += naive::kThreads) m = fmaxf(m, score[t]);
-  m = naive::block_max(m, scratch);
-  float lse = INFINITY;
-  if (m != -INFINITY) {
-    float sum = 0.f;
-    for (int t = threadIdx.x; t < p.topk; t += naive::kThreads) sum += expf(score[t] - m);
-    lse = m + logf(naive::block_sum(sum, scratch));
-  }
+  const float lse = naive::row_lse(score, p.topk, scratch);
   __nv_bfloat16* out = p.out + static_cast<size_t>(rh) * 512;
-  for (int d = threadIdx.x; d < 512; d += naive::kThreads) {
-    float acc = 0.f;
-    if (m != -INFINITY)
-      for (int t = 0; t < n_eff; ++t) {
-        const int slot = idx[t];
-        if (slot >= 0 && slot < p.num_slots) acc += expf(score[t] - lse) * naive::kv_at(p, slot, d);
-      }
-    out[d] = __float2bfloat16(acc);
-  }
+  for (int d = threadIdx.x; d < 512; d += naive::kThreads) out[d] = __float2bfloat16(naive::pv_at(p, idx, n_eff, score, lse, d));
   if (threadIdx.x == 0) p.lse[(static_cast<size_t>(b) * p.heads + h) * p.s_q + i] = lse;
 }
