@@ -77,6 +77,11 @@ CHEATS = [
     ("fp16_scores", "b1_8k", "caught", "wrong", "scores accumulated in fp16"),
     ("fp8_scores", "b1_8k", "caught", "wrong", "q and K rounded to fp8 for the scores"),
 ]
+# Cheats whose catch must come from one named guard, with its message: caught
+# by anything else (a fault, a wrong answer) the guard meant for them did not fire.
+MUST_SAY = {
+    "tensor_map_overreach": "a map may reach only the buffer it is based on",
+}
 NO_GAIN = 0.9   # a neutralised cheat's median must be at least this fraction of the honest kernel's
 
 
@@ -266,6 +271,9 @@ def run_cheat(h, rep, args, tolerances, cheat, w, kind, expected, honest_cubin):
             return "passed", True
         return f"FALSE ALARM: {outcome[0]}: {outcome[1][:200]}", False
     if outcome is not None:
+        must = MUST_SAY.get(cheat)
+        if must and (expected not in outcome[0] or must not in outcome[1]):
+            return f"CAUGHT, BUT NOT BY {expected} saying \"{must}\": {outcome[0]}: {outcome[1][:200]}", False
         note = "" if not expected or expected in outcome[0] else f" (expected {expected})"
         return f"CAUGHT by {outcome[0]}{note}: {outcome[1][:200]}", True
     if kind == "neutralised" and ratio is not None and ratio >= NO_GAIN:

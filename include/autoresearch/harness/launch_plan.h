@@ -88,8 +88,8 @@ AR_HOST_DEVICE inline unsigned honoured_cluster_size(const LaunchStage& stage, i
 // in Params at `param_offset`) or over the workspace, and writes its 128 bytes into the workspace at
 // `map_offset`, again before every launch (the workspace is refilled with 0xFF first) and per rotation
 // (each rotation has its own buffers). The kernel reads the map at workspace + map_offset, after
-// `fence.proxy.tensormap::generic.acquire.gpu [map], 128;` (the map was written by a copy, not by the
-// tensor-map proxy). The map may reach only its own buffer: the harness refuses a request whose
+// `fence.proxy.tensormap::generic.acquire.sys [map], 128;` (the host wrote the map with a copy, not the
+// tensor-map proxy: the CUDA programming guide asks for the .sys scope then). The map may reach only its own buffer: the harness refuses a request whose
 // dimensions and strides address a byte outside the allocation that holds the base address.
 inline constexpr int kMaxTensorMaps = 8;
 inline constexpr int kTensorMapBytes = 128;     // sizeof(CUtensorMap); map_offset is a multiple of it

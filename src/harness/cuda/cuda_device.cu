@@ -10,6 +10,7 @@
 //
 // One stream, created blocking, so the problem's own kernels (legacy default
 // stream) are ordered with the candidate's without extra synchronisation.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -41,10 +42,19 @@ std::string dims(const unsigned d[3]) {
   return "(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) + ")";
 }
 
+// A stage's thread-block cluster: the plan's (its flags, along x) or the kernel's own (__cluster_dims__,
+// compiled in; launched without the cluster attribute, which the driver would refuse beside it).
+struct StageCluster {
+  unsigned dims[3] = {1, 1, 1};
+  bool compiled = false;
+  unsigned size() const { return dims[0] * dims[1] * dims[2]; }
+};
+
 // What bind() made for one slot. Destroyed before the problem's buffers go.
 struct Binding {
   LaunchPlan plan{};
   std::vector<CUfunction> stages;
+  std::vector<StageCluster> clusters;               // per stage
   void* workspace = nullptr;
   size_t workspace_alloc = 0;                       // the plan's bytes rounded up to kWorkspaceGranule
   std::vector<std::vector<unsigned char>> params;   // per rotation, workspace pointer patched in
@@ -150,8 +160,14 @@ class CudaDevice final : public Device {
       b->plan = run_plan(s.module->plan(variant), blob0, blob_bytes, ws_offset);
     }
     b->stages = validate_plan(*s.module, b->plan, variant, slot);
+    b->clusters = stage_clusters(b->plan, b->stages, slot);
     if (auto why = tensor_map_plan_problem(b->plan, blob_bytes); !why.empty())
       throw HarnessError("launch_error", "ar_plan: " + why, slot);
+    if (requested_tensor_maps(b->plan) > 0 && ws_offset < 0)
+      throw HarnessError("launch_error",
+                         "ar_plan asks for tensor maps, but this problem's params have no workspace pointer "
+                         "through which the kernel could read them",
+                         slot);
     b->variant = variant;
 
     if (b->plan.workspace_bytes > 0) {
@@ -200,7 +216,7 @@ class CudaDevice final : public Device {
       const LaunchStage& st = b.plan.stage[i];
       nlohmann::json stage = {{"block", {st.block[0], st.block[1], st.block[2]}}, {"shared_bytes", st.shared_bytes}};
       // A cluster launch runs code a plain one does not (a kernel's cluster merge): another path to sanitize.
-      if (const unsigned cluster = honoured_cluster_size(st, i); cluster > 1) stage["cluster"] = cluster;
+      if (const unsigned cluster = b.clusters[i].size(); cluster > 1) stage["cluster"] = cluster;
       stages.push_back(std::move(stage));
     }
     return {{"variant", b.variant}, {"stages", stages}};
@@ -328,29 +344,66 @@ class CudaDevice final : public Device {
                                " B of dynamic shared memory (+" + std::to_string(static_smem) +
                                " static); the device allows " + std::to_string(facts_.smem_per_block_optin),
                            slot);
-      const unsigned cluster = honoured_cluster_size(st, i);
-      if (cluster > 1) {
-        if (facts_.cc_major < 9)
-          throw HarnessError("launch_error", "ar_plan: " + name + " asks for clusters, which need sm_90 or later",
-                             slot);
-        if (cluster > kMaxClusterSize || st.grid[0] % cluster != 0)
-          throw HarnessError("launch_error",
-                             "ar_plan: " + name + " asks for clusters of " + std::to_string(cluster) +
-                                 " blocks; it must be at most " + std::to_string(kMaxClusterSize) +
-                                 " and divide grid x (" + std::to_string(st.grid[0]) + ")",
-                             slot);
-      }
       stages.push_back(f);
     }
     return stages;
+  }
+
+  // Each stage's cluster, checked: the size the plan's flags ask for, or the one its kernel was compiled
+  // with (which the flags may repeat but not contradict), at most kMaxClusterSize blocks dividing the grid.
+  std::vector<StageCluster> stage_clusters(const LaunchPlan& plan, const std::vector<CUfunction>& stages,
+                                           const std::string& slot) const {
+    std::vector<StageCluster> clusters(stages.size());
+    for (size_t i = 0; i < stages.size(); ++i) {
+      const LaunchStage& st = plan.stage[i];
+      const std::string name = "stage " + std::to_string(i);
+      StageCluster& c = clusters[i];
+      const unsigned asked = honoured_cluster_size(st, static_cast<int>(i));
+      int compiled[3] = {0, 0, 0}, must_be_set = 0;
+      // Before sm_90 the attributes may not exist: no compiled cluster then.
+      if (cuFuncGetAttribute(&compiled[0], CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, stages[i]) != CUDA_SUCCESS ||
+          cuFuncGetAttribute(&compiled[1], CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT, stages[i]) != CUDA_SUCCESS ||
+          cuFuncGetAttribute(&compiled[2], CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH, stages[i]) != CUDA_SUCCESS ||
+          cuFuncGetAttribute(&must_be_set, CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET, stages[i]) != CUDA_SUCCESS)
+        compiled[0] = compiled[1] = compiled[2] = must_be_set = 0;
+      if (compiled[0] > 0) {
+        for (int k = 0; k < 3; ++k) c.dims[k] = static_cast<unsigned>(std::max(compiled[k], 1));
+        c.compiled = true;
+        if (asked > 1 && (asked != c.dims[0] || c.dims[1] != 1 || c.dims[2] != 1))
+          throw HarnessError("launch_error",
+                             "ar_plan: " + name + " asks for clusters of " + std::to_string(asked) +
+                                 " blocks, but its kernel is compiled with __cluster_dims__" + dims(c.dims),
+                             slot);
+      } else {
+        c.dims[0] = asked;
+        if (must_be_set && asked <= 1)
+          throw HarnessError("launch_error",
+                             "ar_plan: " + name + "'s kernel must be launched in clusters, and the plan's flags "
+                                                  "give it none (ar::stage_cluster(n))",
+                             slot);
+      }
+      if (c.size() <= 1) continue;
+      if (facts_.cc_major < 9)
+        throw HarnessError("launch_error", "ar_plan: " + name + " asks for clusters, which need sm_90 or later",
+                           slot);
+      if (c.size() > kMaxClusterSize || st.grid[0] % c.dims[0] != 0 || st.grid[1] % c.dims[1] != 0 ||
+          st.grid[2] % c.dims[2] != 0)
+        throw HarnessError("launch_error",
+                           "ar_plan: " + name + " asks for clusters of " + dims(c.dims) + " blocks; one may hold at most " +
+                               std::to_string(kMaxClusterSize) + " and its dimensions must divide the grid " +
+                               dims(st.grid),
+                           slot);
+    }
+    return clusters;
   }
 
   CUresult launch_stage(Binding& b, int stage, int rotation) {
     const LaunchStage& st = b.plan.stage[stage];
     void* args[] = {b.params[rotation].data()};
     const bool programmatic = (honoured_stage_flags(st, stage) & kStageProgrammatic) != 0u;
-    const unsigned cluster = honoured_cluster_size(st, stage);
-    if (!programmatic && cluster == 1)
+    const StageCluster& c = b.clusters[stage];
+    const bool cluster = c.size() > 1 && !c.compiled;   // a compiled cluster needs no attribute
+    if (!programmatic && !cluster)
       return cuLaunchKernel(b.stages[stage], st.grid[0], st.grid[1], st.grid[2], st.block[0], st.block[1],
                             st.block[2], st.shared_bytes, stream_, args, nullptr);
     // The same launch with its attributes (launch_plan.h): programmatic dependent launch, allowed to start
@@ -361,11 +414,11 @@ class CudaDevice final : public Device {
       attrs[n].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
       attrs[n++].value.programmaticStreamSerializationAllowed = 1;
     }
-    if (cluster > 1) {
+    if (cluster) {
       attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-      attrs[n].value.clusterDim.x = cluster;
-      attrs[n].value.clusterDim.y = 1;
-      attrs[n++].value.clusterDim.z = 1;
+      attrs[n].value.clusterDim.x = c.dims[0];
+      attrs[n].value.clusterDim.y = c.dims[1];
+      attrs[n++].value.clusterDim.z = c.dims[2];
     }
     CUlaunchConfig config = launch_config(st);
     config.attrs = attrs;
@@ -391,18 +444,20 @@ class CudaDevice final : public Device {
   // a message, rather than as a bare launch failure.
   void prepare_clusters(Binding& b, const std::string& slot) {
     for (int i = 0; i < b.plan.num_stages; ++i) {
-      const unsigned cluster = honoured_cluster_size(b.plan.stage[i], i);
+      const StageCluster& c = b.clusters[i];
+      const unsigned cluster = c.size();
       if (cluster <= 1) continue;
       if (cluster > 8)
         AR_CU("launch_error",
               cuFuncSetAttribute(b.stages[i], CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1));
       CUlaunchAttribute attr{};
       attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-      attr.value.clusterDim.x = cluster;
-      attr.value.clusterDim.y = attr.value.clusterDim.z = 1;
+      attr.value.clusterDim.x = c.dims[0];
+      attr.value.clusterDim.y = c.dims[1];
+      attr.value.clusterDim.z = c.dims[2];
       CUlaunchConfig config = launch_config(b.plan.stage[i]);
       config.attrs = &attr;
-      config.numAttrs = 1;
+      config.numAttrs = c.compiled ? 0 : 1;   // a compiled cluster's size comes from the kernel
       int resident = 0;
       const CUresult e = cuOccupancyMaxActiveClusters(&resident, b.stages[i], &config);
       if (e != CUDA_SUCCESS || resident < 1)
@@ -438,9 +493,18 @@ class CudaDevice final : public Device {
   void refresh_params(Binding& b, int rotation, const std::string& slot) {
     std::vector<unsigned char> now = current_params(b, rotation, slot);
     if (now == b.params[rotation]) return;
-    b.params[rotation] = std::move(now);
-    b.maps[rotation] = encode_tensor_maps(b.plan, b.params[rotation], b.workspace, slot);
-    cudaGraphExec_t fresh = capture(b, rotation, slot);
+    // The new params, maps and graph take effect together: if encoding or capture throws, the binding
+    // keeps the old three, and the next call tries again instead of finding the params current.
+    auto maps = encode_tensor_maps(b.plan, now, b.workspace, slot);
+    std::swap(b.params[rotation], now);   // capture launches with the binding's params
+    cudaGraphExec_t fresh = nullptr;
+    try {
+      fresh = capture(b, rotation, slot);
+    } catch (...) {
+      std::swap(b.params[rotation], now);
+      throw;
+    }
+    b.maps[rotation] = std::move(maps);
     AR_CUDA_WARN(cudaGraphExecDestroy(b.graphs[rotation]));
     b.graphs[rotation] = fresh;
   }
@@ -475,9 +539,9 @@ class CudaDevice final : public Device {
       throw HarnessError("capture_error", "the kernel cannot be captured in a CUDA graph: " + why, slot);
     };
     if (launched != CUDA_SUCCESS) {
-      if (is_sticky(launched)) throw_cuda_error(launched, "fault", "cuLaunchKernel", __FILE__, __LINE__);
+      if (is_sticky(launched)) throw_cuda_error(launched, "fault", "cuLaunchKernel(Ex)", __FILE__, __LINE__);
       refuse("stage " + std::to_string(failed_stage) + ": " +
-             describe(launched, "cuLaunchKernel", __FILE__, __LINE__));
+             describe(launched, "cuLaunchKernel(Ex)", __FILE__, __LINE__));
     }
     if (padded != cudaSuccess) {
       if (graph) AR_CUDA_WARN(cudaGraphDestroy(graph));

@@ -22,6 +22,8 @@ unsigned long long base_address(const TensorMapRequest& r, const std::vector<uns
 
 }  // namespace
 
+static_assert(sizeof(CUtensorMap) == kTensorMapBytes, "a workspace slot holds one CUtensorMap");
+
 std::vector<EncodedTensorMap> encode_tensor_maps(const LaunchPlan& plan, const std::vector<unsigned char>& params,
                                                  void* workspace, const std::string& slot) {
   std::vector<EncodedTensorMap> out;
@@ -36,8 +38,11 @@ std::vector<EncodedTensorMap> encode_tensor_maps(const LaunchPlan& plan, const s
     // The allocation the base lies in bounds what the map may address.
     CUdeviceptr alloc_base = 0;
     size_t alloc_bytes = 0;
-    if (cuMemGetAddressRange(&alloc_base, &alloc_bytes, static_cast<CUdeviceptr>(base)) != CUDA_SUCCESS)
+    if (const CUresult range = cuMemGetAddressRange(&alloc_base, &alloc_bytes, static_cast<CUdeviceptr>(base));
+        range != CUDA_SUCCESS) {
+      if (is_sticky(range)) throw_cuda_error(range, "fault", "cuMemGetAddressRange", __FILE__, __LINE__);
       throw HarnessError("launch_error", label(i) + source + " is not in device memory", slot);
+    }
     const unsigned long long address = base + r.byte_offset;
     if (address < base) throw HarnessError("launch_error", label(i) + "byte_offset overflows the address", slot);
     if (auto why = tensor_map_reach_problem(r, address, alloc_base, alloc_bytes); !why.empty())

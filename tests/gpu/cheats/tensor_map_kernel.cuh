@@ -33,9 +33,10 @@ __device__ inline const void* map_at(const SparseMlaParams& p, int index) {
   return static_cast<const unsigned char*>(p.workspace) + static_cast<size_t>(index) * ar::kTensorMapBytes;
 }
 
-// The harness wrote the map with a copy: make it visible to the tensor-map proxy before use.
+// The host wrote the map with a copy: make it visible to the tensor-map proxy before use (.sys scope, as
+// the CUDA programming guide asks for a map written by cudaMemcpy).
 __device__ inline void acquire_map(const void* map) {
-  asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;\n" ::"l"(map) : "memory");
+  asm volatile("fence.proxy.tensormap::generic.acquire.sys [%0], 128;\n" ::"l"(map) : "memory");
 }
 
 __device__ inline void bar_init(uint64_t* bar) {
