@@ -12,7 +12,8 @@
 #
 # A bundle holds only its run's commits: fetch the earlier runs' bundles of the chain first (RESULTS.md,
 # 2026-12-04, lists the commands). FOCUS=PATTERN aims the run at those workloads (run --focus, passed quoted: EXTRA_ARGS is split on
-# spaces and a pattern there could match files). Console, log, branch log and the new commits (a bundle
+# spaces and a pattern there could match files). Where this checkout's manifest declares more than BASE's
+# (a tunable a new idea reads), it is committed first, on its own. Console, log, branch log and the new commits (a bundle
 # on top of BASE) go under $OUT.
 set -uo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
@@ -36,6 +37,16 @@ for idea in $IDEAS; do
   cp "$REPO/scripts/ideas/sparse_mla/$idea".* "$work/ideas/" || exit 1
 done
 cd "$work/tree"
+# The package's declaration (its manifest: tunables, constraints, workloads) as this checkout
+# has it, where it grew since BASE (a tunable a new idea reads): a commit of its own before the
+# run, the kernel untouched, so the run's start is BASE's kernel under today's declaration.
+manifest=kernels/sparse_mla/manifest.json
+if ! cmp -s "$REPO/$manifest" "$manifest"; then
+  cp "$REPO/$manifest" "$manifest"
+  git -c user.name="${GIT_AUTHOR_NAME:-autoresearch}" -c user.email="${GIT_AUTHOR_EMAIL:-autoresearch@localhost}" \
+    commit -qm "sparse_mla: the manifest as $(git -C "$REPO" rev-parse --short HEAD) declares it (tunables added since $BASE; the kernel unchanged)" -- "$manifest" || exit 1
+  echo "the manifest brought up to date from $(git -C "$REPO" rev-parse --short HEAD): $(git log -1 --format=%h)"
+fi
 "$AR" run --kernel sparse_mla --agent command --agent-cmd "bash $REPO/scripts/apply_ideas.sh $work/ideas" \
   --tune-each "$TUNE_EACH" --tag "$TAG" --plateau 0 --goal "${GOAL:-5x}" --profile false \
   ${FOCUS:+--focus "$FOCUS"} ${EXTRA_ARGS:-} 2>&1 |
