@@ -532,3 +532,16 @@ TEST_CASE("launch: the slot bound to the workload, its launch path, nothing run"
   rq["slot"] = "nobody";
   CHECK(w.call(rq).at("kind") == "bad_request");
 }
+
+TEST_CASE("launch reports the code path and, beside it, how many waves each stage takes", "[harness-core]") {
+  World w;
+  w.load("cand", "honest");
+  w.device.signature = {{"variant", 0}, {"stages", json::array({{{"block", {384, 1, 1}}, {"cluster", 4}}})}};
+  w.device.occupancy = {{"sm_count", 132},
+                        {"stages", json::array({{{"blocks", 128}, {"resident_blocks", 64}, {"waves", 2}}})}};
+  const json r = w.call({{"cmd", "launch"}, {"slot", "cand"}, {"workload", {{"name", "w"}, {"params", {{"n", 64}}}}}});
+  INFO(r.dump());
+  REQUIRE(r.at("ok") == true);
+  CHECK(r.at("launch") == w.device.signature);   // the sanitizer's key: the occupancy stays out of it
+  CHECK(r.at("occupancy").at("stages").at(0).at("waves") == 2);
+}

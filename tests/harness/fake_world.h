@@ -174,6 +174,9 @@ class FakeDevice final : public harness::Device {
   bool loaded(const std::string& slot) const override { return slots_.count(slot) != 0; }
   void bind(const std::string& slot, harness::Problem&, int, double) override { bound_.insert(slot); }
   void unbind_all() override { bound_.clear(); }
+  json signature = nullptr, occupancy = nullptr;   // what "launch" reports of a bound slot
+  json launch_signature(const std::string&) override { return signature; }
+  json launch_occupancy(const std::string&) override { return occupancy; }
 
   void run(const std::string& slot, int rotation) override { launch(slot, rotation, false); }
   double time_once(const std::string& slot, int rotation, bool) override {

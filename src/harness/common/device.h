@@ -85,6 +85,13 @@ class Device {
     (void)slot;
     return nullptr;
   }
+  // How many of each stage's blocks the device holds at once, and so in how many waves the stage runs
+  // (PROTOCOL.md "launch"): what a launch in clusters costs where a cluster's blocks must share one GPC.
+  // Not part of the signature: the same code path may fill the device differently. Null on the CPU.
+  virtual nlohmann::json launch_occupancy(const std::string& slot) {
+    (void)slot;
+    return nullptr;
+  }
 
   // Runs the slot's kernel once on a rotation, eagerly, and waits for it.
   // CUDA re-poisons the slot's workspace (0xFF) before the launch.

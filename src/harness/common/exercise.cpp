@@ -40,7 +40,10 @@ json run_exercise(Device& device, Problem& problem, const ExerciseRequest& rq) {
 json run_launch(Device& device, Problem& problem, const ExerciseRequest& rq) {
   ProblemSession session(device, problem);
   session.prepare_unpadded_rotation(rq.slot, rq.workload.params);
-  return json{{"ok", true}, {"workload", rq.workload.name}, {"launch", device.launch_signature(rq.slot)}};
+  return json{{"ok", true},
+              {"workload", rq.workload.name},
+              {"launch", device.launch_signature(rq.slot)},
+              {"occupancy", device.launch_occupancy(rq.slot)}};
 }
 
 }  // namespace ar::harness

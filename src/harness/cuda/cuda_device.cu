@@ -222,6 +222,42 @@ class CudaDevice final : public Device {
     return {{"variant", b.variant}, {"stages", stages}};
   }
 
+  nlohmann::json launch_occupancy(const std::string& slot) override {
+    const Binding& b = binding_ref(slot, 0);
+    nlohmann::json stages = nlohmann::json::array();
+    for (int i = 0; i < b.plan.num_stages; ++i) {
+      const LaunchStage& st = b.plan.stage[i];
+      const long long blocks = static_cast<long long>(st.grid[0]) * st.grid[1] * st.grid[2];
+      const StageCluster& c = b.clusters[i];
+      const unsigned cluster = c.size();
+      long long resident = 0;   // blocks the device holds at once
+      if (cluster > 1) {
+        CUlaunchAttribute attr{};
+        attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attr.value.clusterDim.x = c.dims[0];
+        attr.value.clusterDim.y = c.dims[1];
+        attr.value.clusterDim.z = c.dims[2];
+        CUlaunchConfig config = launch_config(st);
+        config.attrs = &attr;
+        config.numAttrs = c.compiled ? 0 : 1;
+        int clusters = 0;
+        AR_CU("launch_error", cuOccupancyMaxActiveClusters(&clusters, b.stages[i], &config));
+        resident = static_cast<long long>(clusters) * cluster;
+      } else {
+        int per_sm = 0;
+        AR_CU("launch_error", cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                                  &per_sm, b.stages[i], static_cast<int>(st.block[0] * st.block[1] * st.block[2]),
+                                  st.shared_bytes));
+        resident = static_cast<long long>(per_sm) * facts_.sm_count;
+      }
+      nlohmann::json stage = {{"blocks", blocks}, {"resident_blocks", resident},
+                              {"waves", resident > 0 ? (blocks + resident - 1) / resident : -1}};
+      if (cluster > 1) stage["resident_clusters"] = resident / cluster;
+      stages.push_back(std::move(stage));
+    }
+    return {{"sm_count", facts_.sm_count}, {"stages", stages}};
+  }
+
   void run(const std::string& slot, int rotation) override {
     Binding& b = binding_ref(slot, rotation);
     refresh_params(b, rotation, slot);
