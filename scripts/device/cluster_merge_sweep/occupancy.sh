@@ -23,7 +23,7 @@ for idea in $ideas; do
   tree=$work/tree-${idea%%-*}
   git worktree add -q --detach "$tree" "$BASE" || exit 1
   cp kernels/sparse_mla/manifest.json "$tree/kernels/sparse_mla/"
-  git -C "$tree" apply "$REPO/scripts/ideas/sparse_mla/$idea" || { echo "$idea does not apply on $BASE"; exit 1; }
+  git -C "$tree" apply "$REPO/scripts/ideas/sparse_mla/set-aside/$idea" || { echo "$idea does not apply on $BASE"; exit 1; }
   pkg=$tree/kernels/sparse_mla bin=$work/build-${idea%%-*}
   mkdir -p "$bin"
   for n in $SIZES; do

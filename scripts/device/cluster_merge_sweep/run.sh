@@ -24,7 +24,7 @@ for spec in "43-row-splits-merged-in-cluster.patch b16_32k,b1_32k b16_32k" \
   tree=$(mktemp -d /tmp/cluster_merge_sweep.XXXXXX)/tree
   git worktree add -q --detach "$tree" "$BASE" || exit 1
   cp kernels/sparse_mla/manifest.json "$tree/kernels/sparse_mla/"   # declares CLUSTER_MERGE
-  git -C "$tree" apply "$REPO/scripts/ideas/sparse_mla/$idea" || { echo "$idea does not apply on $BASE"; exit 1; }
+  git -C "$tree" apply "$REPO/scripts/ideas/sparse_mla/set-aside/$idea" || { echo "$idea does not apply on $BASE"; exit 1; }
   echo "== $idea" | tee -a "$report"
   for n in $SIZES; do
     echo "-- CLUSTER_MERGE=$n" | tee -a "$report"
