@@ -134,12 +134,61 @@ nlohmann::json parse_ncu_raw_csv(const std::string& csv) {
   return kernels;
 }
 
-std::string describe_profile(const nlohmann::json& kernels, const std::string& workload) {
+nlohmann::json launch_occupancy_of(const std::string& harness_stdout) {
+  size_t start = 0;
+  while (start < harness_stdout.size()) {
+    size_t end = harness_stdout.find('\n', start);
+    if (end == std::string::npos) end = harness_stdout.size();
+    auto j = nlohmann::json::parse(harness_stdout.substr(start, end - start), nullptr, false);
+    start = end + 1;
+    if (j.is_object() && j.value("ok", false) && j.contains("occupancy") && j["occupancy"].is_object())
+      return j["occupancy"];
+  }
+  return nullptr;
+}
+
+namespace {
+
+// The stage index of a stage kernel's name (ar_stage1, ar_k2_stage0), -1 for another name.
+int stage_index(const std::string& name) {
+  const size_t at = name.rfind("stage");
+  if (at == std::string::npos || at + 5 >= name.size()) return -1;
+  int i = 0;
+  for (size_t k = at + 5; k < name.size(); ++k) {
+    if (name[k] < '0' || name[k] > '9') return -1;
+    i = i * 10 + (name[k] - '0');
+  }
+  return i;
+}
+
+std::string occupancy_line(const nlohmann::json& occupancy, const std::string& kernel_name) {
+  const int i = stage_index(kernel_name);
+  if (!occupancy.is_object() || i < 0) return "";
+  const auto stages = occupancy.value("stages", nlohmann::json::array());
+  if (!stages.is_array() || i >= static_cast<int>(stages.size()) || !stages[i].is_object()) return "";
+  const auto& st = stages[i];
+  const long long blocks = st.value("blocks", -1LL), resident = st.value("resident_blocks", -1LL),
+                  waves = st.value("waves", -1LL);
+  if (blocks < 0 || resident < 0 || waves < 0) return "";
+  std::string clusters;
+  if (st.contains("resident_clusters") && st["resident_clusters"].is_number_integer()) {
+    const long long n = st["resident_clusters"].get<long long>();
+    clusters = fmt::format(" ({} clusters of {})", n, n > 0 ? resident / n : 0);
+  }
+  return fmt::format("- resident at once: {} blocks{} of its {}: {} wave{}\n", resident, clusters, blocks, waves,
+                     waves == 1 ? "" : "s");
+}
+
+}  // namespace
+
+std::string describe_profile(const nlohmann::json& kernels, const std::string& workload,
+                             const nlohmann::json& occupancy) {
   std::string out = fmt::format("Nsight Compute, --clock-control none, workload `{}` (first launch of each stage):\n\n",
                                 workload);
   for (const auto& k : kernels) {
     const auto& m = k["metrics"];
     out += fmt::format("## {} (grid {}, block {})\n", k.value("name", "?"), k.value("grid", "?"), k.value("block", "?"));
+    out += occupancy_line(occupancy, k.value("name", ""));
     auto line = [&](const char* label, const char* name, const char* unit) {
       if (auto v = metric(m, name)) out += fmt::format("- {}: {:.1f}{}\n", label, *v, unit);
     };
@@ -203,6 +252,8 @@ std::optional<Profile> profile_kernel(ProcessRunner& runner, const ProfileReques
                "raw", "--log-file", log.string(), rq.harness_exe.string(), "--gpu", std::to_string(rq.gpu)};
   spec.stdin_data = nlohmann::json({{"cmd", "hello"}}).dump() + "\n" +
                     nlohmann::json({{"cmd", "load"}, {"slot", "prof"}, {"artifact", rq.artifact.string()}}).dump() +
+                    "\n" +
+                    nlohmann::json({{"cmd", "launch"}, {"slot", "prof"}, {"workload", workload_request(*w)}}).dump() +
                     "\n" + verify.dump() + "\n" + nlohmann::json({{"cmd", "quit"}}).dump() + "\n";
   spec.timeout = std::chrono::milliseconds(static_cast<long long>(rq.timeout_s * 1000));
   spec.cancel = rq.cancel;
@@ -216,7 +267,7 @@ std::optional<Profile> profile_kernel(ProcessRunner& runner, const ProfileReques
   Profile p;
   p.workload = w->name;
   p.kernels = kernels;
-  p.text = describe_profile(kernels, w->name);
+  p.text = describe_profile(kernels, w->name, launch_occupancy_of(r.out));
   return p;
 }
 

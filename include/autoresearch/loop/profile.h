@@ -43,7 +43,11 @@ const Workload* profile_workload(const Manifest& m);
 
 // Parses `ncu --csv --page raw` output into per-kernel metric maps (exposed for tests).
 nlohmann::json parse_ncu_raw_csv(const std::string& csv);
-// The readable summary of parsed kernels.
-std::string describe_profile(const nlohmann::json& kernels, const std::string& workload);
+// The harness's "occupancy" from its protocol output (the reply to "launch"; PROTOCOL.md), null if none.
+nlohmann::json launch_occupancy_of(const std::string& harness_stdout);
+// The readable summary of parsed kernels; with the harness's occupancy, each stage also says how many of
+// its blocks the device holds at once and in how many waves it runs (a stage in clusters may need more).
+std::string describe_profile(const nlohmann::json& kernels, const std::string& workload,
+                             const nlohmann::json& occupancy = nullptr);
 
 }  // namespace ar

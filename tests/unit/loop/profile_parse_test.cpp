@@ -36,3 +36,23 @@ TEST_CASE("ncu's raw CSV becomes per-kernel metrics and a readable summary") {
   REQUIRE(k2.size() == 1);
   CHECK(k2[0]["metrics"]["gpu__time_duration.sum"].get<double>() == Approx(15.552));
 }
+
+TEST_CASE("the harness's occupancy says how many waves each profiled stage takes") {
+  // The harness's protocol output as the profile reads it: replies, one a line, the launch reply among them.
+  const std::string out =
+      "{\"ok\":true,\"device\":{\"name\":\"x\"}}\n"
+      "{\"ok\":true,\"workload\":\"b16_32k\",\"launch\":{\"variant\":1,\"stages\":[]},"
+      "\"occupancy\":{\"sm_count\":132,\"stages\":[{\"blocks\":128,\"resident_blocks\":120,\"waves\":2,"
+      "\"resident_clusters\":30},{\"blocks\":2048,\"resident_blocks\":2112,\"waves\":1}]}}\n"
+      "{\"ok\":true,\"pass\":true}\n";
+  const auto occupancy = launch_occupancy_of(out);
+  REQUIRE(occupancy.is_object());
+  const nlohmann::json kernels = nlohmann::json::array({{{"name", "ar_k1_stage0"}, {"metrics", nlohmann::json::object()}},
+                                                       {{"name", "ar_k1_stage1"}, {"metrics", nlohmann::json::object()}}});
+  const std::string text = describe_profile(kernels, "b16_32k", occupancy);
+  CHECK(text.find("resident at once: 120 blocks (30 clusters of 4) of its 128: 2 waves") != std::string::npos);
+  CHECK(text.find("resident at once: 2112 blocks of its 2048: 1 wave\n") != std::string::npos);
+  // An older harness (no occupancy) or a garbled line: the summary as before.
+  CHECK(launch_occupancy_of("{\"ok\":true,\"launch\":null}\nnot json\n").is_null());
+  CHECK(describe_profile(kernels, "b16_32k").find("resident") == std::string::npos);
+}
