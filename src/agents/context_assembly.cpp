@@ -133,7 +133,14 @@ std::string feedback_text(const PackInputs& in) {
     out += fmt::format("The current best builds with {} registers per thread (most of any stage) and {} bytes of "
                        "spill stores.\n",
                        num("registers"), num("spills"));
+    if (in.incumbent_build.contains("ptxas_warnings") && in.incumbent_build["ptxas_warnings"].is_array())
+      for (const auto& w : in.incumbent_build["ptxas_warnings"])
+        if (w.is_string()) out += "ptxas warns of a performance loss in it: " + w.get<std::string>() + "\n";
   }
+  // A wgmma pipeline that ptxas serialised runs several times slower and nothing else says why: an agent
+  // whose candidate lost should read this before it judges the idea.
+  if (!in.recent_build_warnings.empty())
+    out += "\nptxas warned of a performance loss when it built the last candidate " + in.recent_build_warnings + "\n";
   if (!in.recent_build_errors.empty())
     out += "\nThe last candidate that failed to build said:\n\n```\n" + in.recent_build_errors + "\n```\n";
   return out;

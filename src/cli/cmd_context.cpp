@@ -71,9 +71,8 @@ ContextPack pack_for_package(World& world, const RunConfig& cfg, bool build) {
       Builder b(m, paths, *tc, *world.runner);
       auto r = b.build(m.dir, in.incumbent_tunables, paths.state() / "scratch" / (m.name + "-context"), world.stop);
       world.printer->clear_status();
-      in.incumbent_build = {{"ok", r.ok}, {"seconds", r.seconds},
-                            {"registers", r.registers ? nlohmann::json(*r.registers) : nlohmann::json()},
-                            {"spills", r.spill_bytes ? nlohmann::json(*r.spill_bytes) : nlohmann::json()}};
+      in.incumbent_build = {{"ok", r.ok}, {"seconds", r.seconds}};
+      in.incumbent_build.update(build_report_json(r));
       if (!r.ok) in.recent_build_errors = r.errors;
     }
   }

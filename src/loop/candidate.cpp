@@ -127,6 +127,8 @@ class CandidateRun {
       }
     }
     if (decision == Decision::BuildError) ctx_.recent_build_errors = rec_["build"].value("errors", "");
+    if (rec_.contains("build") && decision != Decision::BuildError)
+      ctx_.recent_build_warnings = build_warnings_line(id_, rec_["build"]);
     Tone tone = decision == Decision::Keep ? Tone::Good : decision == Decision::Discard ? Tone::Dim : Tone::Bad;
     std::string speed = rec_.contains("speedup") && rec_["speedup"].is_number()
                             ? fmt::format(" {:.3f}x", rec_["speedup"].get<double>())
@@ -620,9 +622,18 @@ nlohmann::json comparison_json(const RunContext& ctx, const std::vector<Workload
 
 nlohmann::json build_json(const PreparedBuild& pb) {
   const auto& b = pb.build;
-  return {{"ok", b.ok && !pb.guard_failure}, {"seconds", b.seconds}, {"scan_seconds", pb.scan_seconds},
-          {"errors", b.errors}, {"registers", b.registers ? nlohmann::json(*b.registers) : nlohmann::json()},
-          {"spills", b.spill_bytes ? nlohmann::json(*b.spill_bytes) : nlohmann::json()}};
+  nlohmann::json j = {{"ok", b.ok && !pb.guard_failure}, {"seconds", b.seconds}, {"scan_seconds", pb.scan_seconds},
+                      {"errors", b.errors}};
+  j.update(build_report_json(b));
+  return j;
+}
+
+std::string build_warnings_line(int id, const nlohmann::json& build) {
+  if (!build.contains("ptxas_warnings") || !build["ptxas_warnings"].is_array() || build["ptxas_warnings"].empty())
+    return "";
+  std::string out = fmt::format("#{}:", id);
+  for (const auto& w : build["ptxas_warnings"]) out += "\n- " + w.get<std::string>();
+  return out;
 }
 
 std::string first_error_line(const std::string& errors) {

@@ -59,6 +59,7 @@ ContextPack context_pack_for(RunContext& ctx, int iteration) {
   in.history_limit = ctx.cfg.history;
   in.incumbent_build = ctx.incumbent_build;
   in.recent_build_errors = ctx.recent_build_errors;
+  in.recent_build_warnings = ctx.recent_build_warnings;
   in.incumbent_rows = ctx.incumbent_rows;
   in.profile = ctx.profile_text;
   ContextPack pack = assemble_context_pack(in);

@@ -153,6 +153,8 @@ bool record_candidate_line(RunContext& ctx, Flight& f, const GpuLane* lane, cons
     ctx.cache->add(c);
   }
   if (decision == Decision::BuildError && f.built) ctx.recent_build_errors = f.built->build.errors;
+  if (decision != Decision::BuildError && f.built)
+    ctx.recent_build_warnings = build_warnings_line(f.id, build_report_json(f.built->build));
   clean_build_dir(ctx, failures, f.id, decision);
   Tone tone = decision == Decision::Keep ? Tone::Good : decision == Decision::Discard ? Tone::Dim : Tone::Bad;
   std::string speed = out.speedup ? fmt::format(" {:.3f}x", *out.speedup) : "";

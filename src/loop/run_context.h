@@ -99,6 +99,7 @@ struct RunContext {
   nlohmann::json incumbent_build;         // its build record (registers, spills)
   nlohmann::json incumbent_rows;          // its bench rows on the timed workloads
   std::string recent_build_errors;        // the last failed build's messages
+  std::string recent_build_warnings;      // the last built candidate's ptxas performance warnings, "#id: ..."
   std::string profile_text;               // its hardware-counter profile (ncu), when taken
   bool profile_stale = true;              // the incumbent's source changed since the profile
   // Text agents' spending over the whole run (resumes included).

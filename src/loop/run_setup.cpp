@@ -326,9 +326,8 @@ void setup_new_run(RunContext& ctx) {
   if (built.cancelled) throw Fatal(kExitInterrupted, "interrupted before the run started");
   if (!built.ok) throw usage_error("the starting kernel does not build:\n" + built.errors);
   ctx.baseline_artifact = built.artifact;
-  ctx.incumbent_build = {{"ok", true}, {"seconds", built.seconds},
-                         {"registers", built.registers ? nlohmann::json(*built.registers) : nlohmann::json()},
-                         {"spills", built.spill_bytes ? nlohmann::json(*built.spill_bytes) : nlohmann::json()}};
+  ctx.incumbent_build = {{"ok", true}, {"seconds", built.seconds}};
+  ctx.incumbent_build.update(build_report_json(built));
   // The baseline's editable sources, so a resume can rebuild it without git.
   for (const auto& e : ctx.manifest.editable) {
     fs::create_directories((ctx.run_dir / "baseline" / "src" / e).parent_path());
@@ -472,9 +471,8 @@ void setup_resume(RunContext& ctx, const std::string& run_id, const nlohmann::js
   auto b = ctx.builder->build(ctx.package_dir, inc, ctx.run_dir / "incumbent" / "resume", ctx.world.stop);
   if (!b.ok) throw Fatal(kExitInfrastructure, "could not rebuild the incumbent on " + ctx.branch + ":\n" + b.errors);
   ctx.incumbent = Incumbent{ctx.git->head(), inc, b.artifact, ctx.cache_context.source_hash, 0};
-  ctx.incumbent_build = {{"ok", true}, {"seconds", b.seconds},
-                         {"registers", b.registers ? nlohmann::json(*b.registers) : nlohmann::json()},
-                         {"spills", b.spill_bytes ? nlohmann::json(*b.spill_bytes) : nlohmann::json()}};
+  ctx.incumbent_build = {{"ok", true}, {"seconds", b.seconds}};
+  ctx.incumbent_build.update(build_report_json(b));
   load_or_die(ctx, kIncumbentSlot, ctx.incumbent.artifact);
   load_or_die(ctx, kAaSlot, ctx.incumbent.artifact);
 

@@ -66,6 +66,9 @@ CandidateResult evaluate_candidate(RunContext& ctx, const Proposal& p, int id, P
 double geomean_us(const MeasureOutcome& r, bool candidate);
 nlohmann::json comparison_json(const RunContext& ctx, const std::vector<Workload>& w, const MeasureOutcome& r);
 nlohmann::json build_json(const PreparedBuild& pb);
+// "#id:" and one "- " line per ptxas performance warning of a build record ({"ptxas_warnings": [...]}),
+// or "" when it has none: what the context pack repeats to the agents.
+std::string build_warnings_line(int id, const nlohmann::json& build);
 std::string first_error_line(const std::string& errors);
 
 // in_flight.cpp: a marker for the candidate being judged, so a run killed with

@@ -43,6 +43,13 @@ build() {   # build NAME PKG: the package's cubin in the configuration the ideas
     exit 1
   fi
   grep -E "spill|C7515" "$OUT/$name.log" | sort | uniq -c   # spills; wgmma serialised by ptxas
+  # A wgmma pipeline ptxas serialised runs several times slower (47's first version: B=128 20% slower,
+  # from a branch inside its k-step loop): a prepared idea must not ship one.
+  if grep -q "Potential Performance Loss" "$OUT/$name.log"; then
+    grep "Potential Performance Loss" "$OUT/$name.log" | sort -u >&2
+    echo "FAIL $name: ptxas reports a performance loss (above)" >&2
+    exit 1
+  fi
 }
 
 # Every version of an idea (the patch and its alternates, NAME.alt-LABEL.diff)

@@ -33,6 +33,7 @@ struct PackInputs {
   int history_limit = 12;
   nlohmann::json incumbent_build;      // {"registers","spills","seconds"} of the best's build; null when unknown
   std::string recent_build_errors;     // the last failed build's messages (tail), if any
+  std::string recent_build_warnings;   // ptxas's performance warnings on the last built candidate ("#id: ..."), if any
   nlohmann::json incumbent_rows;       // bench rows of the best (bench_rows_json), null before a measurement
   std::string profile;                 // hardware-counter profile text; empty when none
 };

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "autoresearch/agents/agent.h"
 #include "autoresearch/core/manifest.h"
 #include "autoresearch/core/paths.h"
@@ -37,6 +39,9 @@ struct BuildResult {
   std::string errors;                  // the compiler's messages when it failed (tail)
   std::optional<int> registers;        // CUDA: most registers of any stage kernel
   std::optional<int> spill_bytes;      // CUDA: spill stores, summed
+  // CUDA: what ptxas says costs speed in a stage kernel ("Potential Performance Loss": wgmma serialised, ...),
+  // one line each, "ar_stage0: (C7520) wgmma.mma_async instructions are serialized due to ...", deduplicated.
+  std::vector<std::string> ptxas_warnings;
   std::filesystem::path artifact;
   // For the compiled-code scan (guard.h: CompiledCode), in the build folder:
   std::filesystem::path ptx;           // CUDA: the PTX nvcc generated (--keep), even when ptxas then failed
@@ -102,7 +107,12 @@ std::string harness_hash(const Manifest& m, const Paths& p, const Toolchain& tc)
 std::filesystem::path build_harness(const Manifest& m, const Paths& p, const Toolchain& tc,
                                     ProcessRunner& runner, const std::atomic<bool>* cancel);
 
-// Parses ptxas -v output: max registers over ar_stage* kernels, summed spill stores.
+// Parses ptxas -v output: max registers over ar_stage* kernels, summed spill stores, and ptxas's
+// performance warnings about them.
 void parse_ptxas_report(const std::string& text, BuildResult& r);
+
+// What a build record says of the code (the log, the agents' context): registers, spills and, where
+// there are any, ptxas's performance warnings.
+nlohmann::json build_report_json(const BuildResult& r);
 
 }  // namespace ar

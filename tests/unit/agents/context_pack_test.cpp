@@ -145,3 +145,20 @@ TEST_CASE("a failure on a hidden workload is reported without its shape") {
   CHECK(text.find("out[3,0,15,5]") == std::string::npos);
   CHECK(text.find("12 elements") == std::string::npos);
 }
+
+TEST_CASE("ptxas's performance warnings on the best and on the last candidate reach the feedback") {
+  Manifest m = sparse_mla();
+  PackInputs in = inputs(m);
+  in.incumbent_build = {{"registers", 168}, {"spills", 0}, {"ptxas_warnings", {"ar_stage0: (C7520) serialized"}}};
+  in.recent_build_warnings = "#7:\n- ar_k1_stage0: (C7520) serialized";
+  ContextPack pack = assemble_context_pack(in);
+  REQUIRE(pack.find("feedback.md"));
+  const std::string& text = pack.find("feedback.md")->text;
+  CHECK(text.find("ptxas warns of a performance loss in it: ar_stage0: (C7520) serialized") != std::string::npos);
+  CHECK(text.find("when it built the last candidate #7:\n- ar_k1_stage0: (C7520) serialized") != std::string::npos);
+
+  in.incumbent_build = {{"registers", 168}, {"spills", 0}};
+  in.recent_build_warnings.clear();
+  pack = assemble_context_pack(in);
+  CHECK(pack.find("feedback.md")->text.find("ptxas") == std::string::npos);
+}
