@@ -1,6 +1,7 @@
 // `autoresearch bench`: build, verify every workload, then time the kernel
 // against a second copy of itself, interleaved — which gives the per-workload
-// table and, for free, the A/A noise a keep would have to beat.
+// table and, for free, the A/A noise a keep would have to beat. With
+// --against, against another version of the package instead (bench_against.h).
 #include <iostream>
 
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 #include "autoresearch/decide/keep_rule.h"
 #include "autoresearch/loop/evaluation.h"
 #include "autoresearch/util/errors.h"
+#include "bench_against.h"
 #include "commands.h"
 #include "one_shot.h"
 #include "options.h"
@@ -19,6 +21,7 @@ struct BenchArgs {
   bool json = false;
   std::string workloads = "timed";
   std::vector<std::string> sets;
+  std::string against;
 };
 
 CommandAction add_bench_command(CLI::App& sub) {
@@ -28,8 +31,13 @@ CommandAction add_bench_command(CLI::App& sub) {
   sub.add_flag("--json", a->json, "print the results as JSON on stdout");
   sub.add_option("--workloads", a->workloads, "which to time: timed (default), quick, all, or name,name,...");
   sub.add_option("--set", a->sets, "override a tunable, NAME=VALUE (repeatable)");
+  sub.add_option("--against", a->against,
+                 "time the current source against another version of the package, interleaved: a git "
+                 "revision (HEAD, a run's branch, a commit) or a folder; both are verified first");
   sub.footer(
       "Runs the guard a run's candidates face first and says so. The table goes to stderr; --json to stdout.\n"
+      "With --against REF the table gains REF's time and the ratio per workload (above 1: this source is faster),\n"
+      "and a line with the geomean and its 95% CI; --set applies to this source only, REF keeps its tunables.\n"
       "Exit codes: 0 verified and measured; 5 fails verification or the guard; 2 bad usage; 4 infrastructure.");
   return [a] {
     Paths paths = discover_paths(std::filesystem::current_path());
@@ -50,6 +58,7 @@ CommandAction add_bench_command(CLI::App& sub) {
     }
     auto timed = select_workloads(o.manifest, a->workloads);
     unsigned long long seed = cfg.seed ? cfg.seed : static_cast<unsigned long long>(clock.now_seconds() * 1e6);
+    if (!a->against.empty()) return run_bench_against(real.world, o, cfg, {a->against, a->workloads, a->json}, seed);
 
     printer.status(fmt::format("verifying {} on {} workloads", o.manifest.name, o.manifest.workloads.size()));
     auto v = verify_workloads(*o.session, "a", o.manifest.workloads, o.manifest, seed, cfg);

@@ -58,6 +58,7 @@ static SourceCheck check_guard(World& world, OneShot& o, const std::atomic<bool>
 OneShot prepare_one_shot(World& world, const RunConfig& cfg, const std::vector<std::string>& sets, bool guard) {
   OneShot o;
   o.paths = discover_paths(std::filesystem::current_path());
+  exclude_state_dir(o.paths);   // the builds (and bench --against's export) go under it: git status stays clean
   o.manifest = load_manifest(resolve_manifest(o.paths, cfg.kernel));
   o.tunables = apply_sets(o.manifest, read_tunables_file(o.manifest, o.manifest.dir / o.manifest.tunables_file), sets);
   // Before a minute of nvcc for a harness that could not start.
@@ -65,6 +66,7 @@ OneShot prepare_one_shot(World& world, const RunConfig& cfg, const std::vector<s
   std::string why;
   auto tc = world.find_toolchain(o.manifest.backend, &why);
   if (!tc) throw Fatal(kExitInfrastructure, why);
+  o.toolchain = tc;
   o.builder = std::make_unique<Builder>(o.manifest, o.paths, *tc, *world.runner);
   if (guard) {
     world.printer->status("checking " + o.manifest.name + " against the guard (scope, source scan)");

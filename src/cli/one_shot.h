@@ -2,6 +2,7 @@
 // What `bench` and `verify` share: the package, its harness, and the current
 // source (the checkout as it is, edits included) built once.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct OneShot {
   Paths paths;
   Manifest manifest;
   Tunables tunables;
+  std::optional<Toolchain> toolchain;
   std::unique_ptr<Builder> builder;
   std::filesystem::path harness_exe;
   std::unique_ptr<Harness> harness;

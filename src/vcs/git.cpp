@@ -181,6 +181,16 @@ class RealGit : public Git {
     return r.out;
   }
 
+  std::vector<std::string> files_at(const std::string& rev, const std::string& path) override {
+    // --full-tree: the path and the names are from the top, whatever folder the object is bound to.
+    auto out = check({"ls-tree", "-r", "-z", "--full-tree", "--name-only", rev + "^{commit}", "--", path}).out;
+    std::vector<std::string> files;
+    for (auto& name : split(out, '\0'))
+      if (!name.empty()) files.push_back(name);
+    std::sort(files.begin(), files.end());
+    return files;
+  }
+
   std::string head() override { return trim(check({"rev-parse", "HEAD"}).out); }
 
   std::vector<std::string> log_subjects(const std::string& range) override {

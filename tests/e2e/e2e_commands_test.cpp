@@ -1,4 +1,5 @@
 // `verify`, `bench`, `doctor` and usage errors, end to end.
+#include "autoresearch/util/fs.h"
 #include "catch.h"
 #include "e2e_support.h"
 
@@ -41,6 +42,55 @@ TEST_CASE("bench prints the per-workload table with roofline positions, or JSON"
   auto doc = nlohmann::json::parse(j.out);
   REQUIRE(doc["bench"]["workloads"].size() == 2);
   CHECK(doc["bench"]["workloads"][0].contains("pct_of_roofline"));
+}
+
+TEST_CASE("bench --against times this source against another version of the package", "[bench]") {
+  TempRepo repo({"planted"});
+  const std::string start = repo.git({"rev-parse", "HEAD"});
+  const std::vector<std::string> quick = {"--min-seconds", "0.05", "--max-seconds", "0.5"};
+  auto args = [&](std::vector<std::string> a) {
+    a.insert(a.end(), quick.begin(), quick.end());
+    return a;
+  };
+  // MODE=5 (vectorised, several times faster) against the committed MODE=0.
+  auto j = run_cli(repo, args({"bench", "--kernel", "planted", "--against", "HEAD", "--set", "MODE=5", "--json"}));
+  INFO(j.err);
+  REQUIRE(j.exit_code == 0);
+  auto doc = nlohmann::json::parse(j.out);
+  CHECK(doc["against"]["commit"] == start);
+  CHECK(doc["against"]["tunables"]["MODE"] == 0);   // --set applies to this source only
+  CHECK(doc["tunables"]["MODE"] == 5);
+  CHECK(doc["against"]["verify"]["pass"] == true);
+  CHECK(doc["verify"]["pass"] == true);
+  CHECK(doc["bench"]["comparison"]["speedup"].get<double>() > 1.5);
+  CHECK(doc["bench"]["summary"].get<std::string>().rfind("faster than HEAD", 0) == 0);
+  REQUIRE(doc["bench"]["workloads"].size() == 2);
+  CHECK(doc["bench"]["workloads"][0]["ratio"].get<double>() > 1.5);
+  CHECK(repo.git({"status", "--porcelain"}).empty());   // the export and the builds stay in the state folder
+
+  // The other way round, as a person reads it: the table with REF's time and the ratio, then the verdict.
+  ar::write_file_atomic(repo.dir / "kernels/planted/tunables.json", "{\"MODE\": 5}");
+  repo.commit_all("vectorised");
+  ar::write_file_atomic(repo.dir / "kernels/planted/tunables.json", "{\"MODE\": 0}");
+  auto r = run_cli(repo, args({"bench", "--kernel", "planted", "--against", "HEAD"}));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("ref µs") != std::string::npos);
+  CHECK(r.err.find("slower than HEAD: 0.") != std::string::npos);
+  CHECK(r.out.empty());
+
+  // A version to compare against that is wrong is refused like a wrong source (exit 5), named.
+  ar::write_file_atomic(repo.dir / "kernels/planted/tunables.json", "{\"MODE\": 4}");
+  repo.commit_all("wrong");
+  ar::write_file_atomic(repo.dir / "kernels/planted/tunables.json", "{\"MODE\": 0}");
+  auto wrong = run_cli(repo, args({"bench", "--kernel", "planted", "--against", "HEAD"}));
+  CHECK(wrong.exit_code == 5);
+  CHECK(wrong.err.find("HEAD (") != std::string::npos);
+  CHECK(wrong.err.find("fails verification") != std::string::npos);
+
+  auto missing = run_cli(repo, args({"bench", "--kernel", "planted", "--against", "no-such-branch"}));
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("'no-such-branch' is neither a folder nor a revision") != std::string::npos);
 }
 
 TEST_CASE("usage errors exit 2 with a message that names what is wrong", "[usage]") {

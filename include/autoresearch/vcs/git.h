@@ -60,6 +60,9 @@ class Git {
   virtual std::vector<CommitInfo> commits(const std::string& range) = 0;
   // `git show REV:PATH`; nullopt when absent.
   virtual std::optional<std::string> show(const std::string& rev, const std::string& path) = 0;
+  // The files under folder PATH in commit REV (repo-relative paths, sorted); empty when it has none.
+  // Throws GitError when REV is not a commit.
+  virtual std::vector<std::string> files_at(const std::string& rev, const std::string& path) = 0;
   // sha of HEAD
   virtual std::string head() = 0;
   // messages of commits in RANGE (`A..B`), oldest first

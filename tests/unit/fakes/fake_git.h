@@ -205,6 +205,16 @@ class FakeGit : public Git {
     return it->second;
   }
 
+  std::vector<std::string> files_at(const std::string& rev, const std::string& path) override {
+    auto sha = resolve(rev);
+    if (!sha) throw GitError("fatal: Not a valid object name " + rev);
+    const std::string prefix = path.empty() ? "" : path + "/";
+    std::vector<std::string> out;
+    for (const auto& entry : commit(*sha).tree)
+      if (entry.first.rfind(prefix, 0) == 0) out.push_back(entry.first);
+    return out;   // the tree is a std::map: sorted
+  }
+
   std::string head() override { return head_; }
 
   std::vector<std::string> log_subjects(const std::string& range) override {

@@ -86,6 +86,24 @@ TEST_CASE("show returns committed bytes or nothing") {
   CHECK_FALSE(git.show("HEAD", "kernels/k"));  // a tree, not a file
 }
 
+TEST_CASE("files_at lists a folder's committed files at a revision, from the top") {
+  Repo repo;
+  auto& git = *repo.git;
+  CHECK(git.files_at("HEAD", "kernels/k") == Paths{"kernels/k/kernel.cu", "kernels/k/reference.h"});
+  write_file_atomic(repo.root / "kernels/k/sub/extra.h", "// new\n");
+  write_file_atomic(repo.root / "kernels/k/untracked.h", "// not committed\n");
+  git.commit_all("more");
+  fs::remove(repo.root / "kernels/k/untracked.h");   // committed, then gone from the tree: still listed
+  CHECK(git.files_at("HEAD", "kernels/k") ==
+        Paths{"kernels/k/kernel.cu", "kernels/k/reference.h", "kernels/k/sub/extra.h", "kernels/k/untracked.h"});
+  CHECK(git.files_at("HEAD~1", "kernels/k") == Paths{"kernels/k/kernel.cu", "kernels/k/reference.h"});
+  CHECK(git.files_at("HEAD", "kernels/none").empty());
+  // bound below the top, the paths are still from the top
+  auto sub = make_real_git(repo.runner, repo.root / "kernels");
+  CHECK(sub->files_at("HEAD~1", "kernels/k") == Paths{"kernels/k/kernel.cu", "kernels/k/reference.h"});
+  CHECK_THROWS_AS(git.files_at("no-such-rev", "kernels/k"), GitError);
+}
+
 TEST_CASE("changes, diff, commit and discard in a worktree") {
   Repo repo;
   auto base = repo.git->head();
