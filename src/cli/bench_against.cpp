@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include "autoresearch/decide/keep_rule.h"
-#include "autoresearch/guard/guard.h"
 #include "autoresearch/loop/evaluation.h"
 #include "autoresearch/loop/source_check.h"
 #include "autoresearch/util/errors.h"
@@ -122,7 +121,7 @@ std::string against_summary(const Comparison& c, const std::string& ref, double 
 }
 
 ExitCode run_bench_against(World& world, OneShot& o, const RunConfig& cfg, const BenchAgainstArgs& args,
-                      unsigned long long seed) {
+                           unsigned long long seed) {
   AgainstVersion ref = load_against(*world.open_git(o.paths.repo), o.paths, o.manifest, args.ref);
   const std::string who = ref.commit.empty() ? args.ref : fmt::format("{} ({})", args.ref, ref.commit.substr(0, 12));
   nlohmann::json out = {{"kernel", o.manifest.name}, {"tunables", o.tunables}, {"device", o.session->device()},
@@ -154,16 +153,9 @@ ExitCode run_bench_against(World& world, OneShot& o, const RunConfig& cfg, const
   BuildResult b = builder.build(ref.dir, ref.tunables, o.paths.state() / "scratch" / (o.manifest.name + "-against"),
                                 world.stop);
   if (b.cancelled) throw Fatal(kExitInterrupted, "interrupted");
-  if (b.ok || !b.ptx.empty()) {
-    CompiledCode code;
-    if (b.ok) code.binary = b.artifact;
-    code.ptx = b.ptx;
-    code.disassembly = b.disassembly;
-    auto compiled = scan_compiled_code(code, o.manifest.backend);
-    if (!compiled.pass) {
-      out["against"]["guard"] = {{"pass", false}, {"finding", compiled.reason()}};
-      return fail(kExitVerifyFailed, "the version to compare against, " + who + ", fails the guard: " + compiled.reason());
-    }
+  if (auto finding = compiled_code_finding(b, o.manifest.backend)) {
+    out["against"]["guard"] = {{"pass", false}, {"finding", *finding}};
+    return fail(kExitVerifyFailed, "the version to compare against, " + who + ", fails the guard: " + *finding);
   }
   if (!b.ok) throw usage_error(who + " does not build:\n" + b.errors);
   out["against"]["guard"] = {{"pass", true}};

@@ -44,7 +44,7 @@ struct BenchAgainstArgs {
 // prepare_one_shot), times them interleaved, and prints the table with the ratio per workload and the
 // geomean with its 95% CI. Exit codes as `bench`'s.
 ExitCode run_bench_against(World& world, OneShot& o, const RunConfig& cfg, const BenchAgainstArgs& args,
-                      unsigned long long seed);
+                           unsigned long long seed);
 
 // The one-line reading of a comparison against REF: faster, slower, or no significant difference, with
 // the geomean, its CI and p; then the first workload significantly slower by more than `margin`.

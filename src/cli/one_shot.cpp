@@ -33,6 +33,17 @@ Tunables apply_sets(const Manifest& m, Tunables t, const std::vector<std::string
   return t;
 }
 
+std::optional<std::string> compiled_code_finding(const BuildResult& b, Backend backend) {
+  if (!b.ok && b.ptx.empty()) return std::nullopt;
+  CompiledCode code;
+  if (b.ok) code.binary = b.artifact;
+  code.ptx = b.ptx;
+  code.disassembly = b.disassembly;
+  auto compiled = scan_compiled_code(code, backend);
+  if (compiled.pass) return std::nullopt;
+  return compiled.reason();
+}
+
 std::string OneShot::guard_summary() const {
   if (!guard.pass()) return guard.summary();
   std::string scans = scope_checked ? "scope, source and compiled-code scans passed"
@@ -88,17 +99,11 @@ OneShot prepare_one_shot(World& world, const RunConfig& cfg, const std::vector<s
   world.printer->status("building " + o.manifest.name);
   o.build = o.builder->build(o.manifest.dir, o.tunables, o.paths.state() / "scratch" / o.manifest.name, world.stop);
   if (o.build.cancelled) throw Fatal(kExitInterrupted, "interrupted");
-  // What was built faces the scan a run's candidates face (timers, device-side
-  // launches, the device heap, imports), whatever the source spelled.
-  if (guard && (o.build.ok || !o.build.ptx.empty())) {
-    CompiledCode code;
-    if (o.build.ok) code.binary = o.build.artifact;
-    code.ptx = o.build.ptx;
-    code.disassembly = o.build.disassembly;
-    auto compiled = scan_compiled_code(code, o.manifest.backend);
-    if (!compiled.pass) {
+  // What was built faces the scan a run's candidates face, whatever the source spelled.
+  if (guard) {
+    if (auto finding = compiled_code_finding(o.build, o.manifest.backend)) {
       o.guard.status = SourceCheck::Status::Finding;
-      o.guard.finding = compiled.reason();
+      o.guard.finding = *finding;
       return o;
     }
   }

@@ -43,6 +43,11 @@ struct OneShot {
 // is a usage error (exit 2) with the compiler's message.
 OneShot prepare_one_shot(World& world, const RunConfig& cfg, const std::vector<std::string>& sets, bool guard);
 
+// The compiled-code scan a run's candidates face (timers, device-side launches, the device heap, imports),
+// on what a build made: its binary when it built, its PTX either way. The finding, or nullopt when it passes
+// or there is nothing to scan.
+std::optional<std::string> compiled_code_finding(const BuildResult& b, Backend backend);
+
 // The tunables file with --set NAME=VALUE overrides; usage errors for an
 // unknown name, a value the manifest does not allow, a broken constraint.
 Tunables apply_sets(const Manifest& m, Tunables t, const std::vector<std::string>& sets);
