@@ -2,16 +2,18 @@
 //
 // Why: the row path computes S^T = K Q^T with K's fragments loaded by ldmatrix from the row-major stage
 // (A in registers) and Q from shared memory (B), 36 k-steps a tile. Its tile probe
-// (tile-probe-ideas17-2026-12-03.txt) measured S^T at 1.9 us a tile, 104 clocks a k-step, and the same
-// with 16 heads (h16): the time does not follow the work. The shared-memory form of the same product
-// (wgmma_rate, s32x2) takes 48 clocks a k-step with both warpgroups. This separates what the chain's
+// (tile-probe-ideas17-2026-12-03.txt) measured S^T at 1.9 us a tile, 104 clocks a k-step, and about the
+// same at H=16, where the other warpgroup idles. The shared-memory form of the same product (wgmma_rate,
+// s32x2) takes 48 clocks a k-step with both warpgroups. This separates what the chain's
 // shape costs: the wgmma issue rate with A in registers, the ldmatrix latency, and how many groups the
 // fragment buffers let stay in flight.
 //
 // One block of two warpgroups per SM, as the kernel runs; each warpgroup repeats one tile's S^T (64 keys
 // x 32 heads, or one warpgroup 64 keys x 64 heads) on the kernel's layouts: K rows 1168 bytes apart in
 // groups of 8 (rg_row), Q chunk-major (16-byte chunk columns of all 64 heads). Clocks per tile from
-// clock64, mean over 132 blocks; each mode's S^T checked against a host reference.
+// clock64, mean over 132 blocks; each mode's S^T checked against a host reference. The clocks compare
+// shapes only: the fastest mode did more multiply-adds a clock than the dense bf16 rate allows
+// (rs-chain-probe-2026-12-06-h100.txt), so clock64 here does not count SM cycles one to one.
 //
 // Modes: pipe G x B   groups of G k-steps, B fragment buffers: after a group is committed, wait until
 //                     the group before it is done (wait_group 1), refill its buffer with the group
