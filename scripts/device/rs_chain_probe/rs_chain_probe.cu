@@ -161,9 +161,9 @@ __global__ void __launch_bounds__(256, 1)
   // B of S^T: this warpgroup's heads, K-major: chunk columns LBO apart, 8 heads (128 B) apart in N
   const uint64_t dq = desc(smem_addr(q) + (N == 32 ? wg * 32 * 16 : 0), kHeads * 16, 128);
   uint32_t fixed[KIND == FIXED ? kSteps : 1][4];
-  if (KIND == FIXED)
+  if constexpr (KIND == FIXED)
 #pragma unroll
-    for (int kk = 0; kk < kSteps; ++kk) ldsm_x4(fixed[kk < (KIND == FIXED ? kSteps : 1) ? kk : 0], k_lane + kk * 32);
+    for (int kk = 0; kk < kSteps; ++kk) ldsm_x4(fixed[kk], k_lane + kk * 32);
   long long t0 = clock64();
   if (works)
     for (int it = 0; it < iters; ++it) {
