@@ -29,7 +29,12 @@ ar=$work/moved/bin/autoresearch
 
 version=$("$ar" --version)
 echo "$version"
-echo "$version" | head -1 | grep -Eq '^autoresearch [0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]{7,}(-dirty)?|unknown)\)$' \
+# The first line is matched from the variable, not through `echo | head |
+# grep -q`: under pipefail that pipe fails at random when head exits before
+# echo writes the second line (SIGPIPE), which failed CI once.
+first_line=${version%%$'\n'*}
+version_re='^autoresearch [0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]{7,}(-dirty)?|unknown)\)$'
+[[ $first_line =~ $version_re ]] \
   || fail "--version: expected 'autoresearch X.Y.Z (commit HASH[-dirty])'"
 [ "$(echo "$version" | sed -n 2p)" = "home: $share" ] || fail "--version: the home is not the installed share/autoresearch"
 
