@@ -1,6 +1,7 @@
-// The device probes' shared pieces (gather_probe.cu, ../tma_gather_probe/tma_gather_probe.cu): a CUDA
-// runtime check that exits, the shared-memory address of a pointer, and the mbarrier operations a
-// producer/consumer stage pipeline needs. Included inside each probe's anonymous namespace.
+// The device probes' shared pieces (gather_probe.cu, ../tma_gather_probe, ../wgmma_sw128_probe,
+// ../wgmma_rate, ../rs_chain_probe): a CUDA runtime check that exits, the shared-memory address of a
+// pointer, and the mbarrier operations a producer/consumer stage pipeline needs. Included inside the
+// probe's anonymous namespace where it has one.
 #pragma once
 
 #define CHECK(x)                                                                                 \

@@ -33,27 +33,12 @@ constexpr int kHeads = 64, kDim = 576, kKeys = 64, kSteps = kDim / 16;
 constexpr int kRowBytes = kDim * 2, kRowPitch = kRowBytes + 16, kGroupPitch = 7 * kRowPitch + kRowBytes;
 constexpr int kQBytes = kHeads * kRowBytes, kKBytes = kKeys / 8 * kGroupPitch;
 
-#define CHECK(x)                                                                     \
-  do {                                                                               \
-    cudaError_t e = (x);                                                             \
-    if (e != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
+#include "../gather_probe/probe_ptx.cuh"
+#include "../gather_probe/probe_wgmma.cuh"
 
 __host__ __device__ inline int rg_row(int r) { return (r >> 3) * kGroupPitch + (r & 7) * kRowPitch; }
 __host__ __device__ inline int q_offset(int h, int c) { return ((c >> 3) * kHeads + h) * 16 + (c & 7) * 2; }
 
-__device__ inline uint32_t smem_addr(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
-__device__ inline uint64_t desc(uint32_t addr, unsigned lbo, unsigned sbo) {
-  return static_cast<uint64_t>((addr & 0x3FFFFu) >> 4) | (static_cast<uint64_t>(lbo >> 4) << 16) |
-         (static_cast<uint64_t>(sbo >> 4) << 32);
-}
-__device__ inline void fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ inline void commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int N>
-__device__ inline void wait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory"); }
 __device__ inline void ldsm_x4(uint32_t (&r)[4], uint32_t addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
@@ -103,7 +88,7 @@ __device__ inline void s_pipe(float (&s)[NACC], uint32_t k_lane, uint64_t dq) {
 #pragma unroll
     for (int c = 0; c < G; ++c)
       if (b < NG) ldsm_x4(a[b][c], k_lane + (b * G + c) * 32);
-  fence();
+  wgmma_fence();
 #pragma unroll
   for (int grp = 0; grp < NG; ++grp) {
 #pragma unroll
@@ -111,26 +96,26 @@ __device__ inline void s_pipe(float (&s)[NACC], uint32_t k_lane, uint64_t dq) {
       const int kk = grp * G + c;
       rs(s, a[grp % B][c], dq + ((kk * 2 * kHeads * 16) >> 4), kk > 0);
     }
-    commit();
+    wgmma_commit();
     const int next = grp + B - 1;   // the group whose fragments go into the buffer group grp - 1 read
     if (next < NG) {
-      wait<1>();
+      wgmma_wait<1>();
 #pragma unroll
       for (int c = 0; c < G; ++c) ldsm_x4(a[next % B][c], k_lane + (next * G + c) * 32);
-      fence();
+      wgmma_fence();
     }
   }
-  wait<0>();
+  wgmma_wait<0>();
   fence_regs(s);
 }
 
 template <int NACC>
 __device__ inline void s_fixed(float (&s)[NACC], const uint32_t (&a)[kSteps][4], uint64_t dq) {
-  fence();
+  wgmma_fence();
 #pragma unroll
   for (int kk = 0; kk < kSteps; ++kk) rs(s, a[kk], dq + ((kk * 2 * kHeads * 16) >> 4), kk > 0);
-  commit();
-  wait<0>();
+  wgmma_commit();
+  wgmma_wait<0>();
   fence_regs(s);
 }
 
@@ -159,7 +144,7 @@ __global__ void __launch_bounds__(256, 1)
   const bool works = wg < WGS;
   const uint32_t k_lane = smem_addr(k) + rg_row(16 * wl + (lane & 15)) + (lane >> 4) * 16;
   // B of S^T: this warpgroup's heads, K-major: chunk columns LBO apart, 8 heads (128 B) apart in N
-  const uint64_t dq = desc(smem_addr(q) + (N == 32 ? wg * 32 * 16 : 0), kHeads * 16, 128);
+  const uint64_t dq = wgmma_desc(smem_addr(q) + (N == 32 ? wg * 32 * 16 : 0), kHeads * 16, 128);
   uint32_t fixed[KIND == FIXED ? kSteps : 1][4];
   if constexpr (KIND == FIXED)
 #pragma unroll

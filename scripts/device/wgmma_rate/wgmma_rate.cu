@@ -27,14 +27,8 @@
 constexpr int kRows = 64, kDim = 576, kDimV = 512, kKeys = 64;
 constexpr int kQBytes = kRows * kDim * 2, kKBytes = kKeys * kDim * 2, kPBytes = kRows * kKeys * 2;
 
-#define CHECK(x)                                                                     \
-  do {                                                                               \
-    cudaError_t e = (x);                                                             \
-    if (e != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
+#include "../gather_probe/probe_ptx.cuh"
+#include "../gather_probe/probe_wgmma.cuh"
 
 // Byte offset of element (r, c) of a tile of `rows` rows (K-major: c along the row).
 // Interleave: 8-element chunk columns, each all rows x 16 B. Swizzle 128B: 64-column
@@ -45,14 +39,6 @@ __host__ __device__ inline int elem_offset(int rows, int r, int c) {
   return (((c >> 3) * rows + r) * 8 + (c & 7)) * 2;
 }
 
-__device__ inline uint32_t smem_addr(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
-__device__ inline uint64_t desc(uint32_t addr, unsigned lbo, unsigned sbo, unsigned layout) {
-  return static_cast<uint64_t>((addr & 0x3FFFFu) >> 4) | (static_cast<uint64_t>(lbo >> 4) << 16) |
-         (static_cast<uint64_t>(sbo >> 4) << 32) | (static_cast<uint64_t>(layout) << 62);
-}
-__device__ inline void fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ inline void commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-__device__ inline void wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
 
 __device__ inline void mma_n32(float (&d)[16], uint64_t a, uint64_t b, int acc) {
   asm volatile(
@@ -103,16 +89,16 @@ template <bool SW>
 struct Descs {
   // K-major operand of `rows` rows at byte address a, k-step kk (16 columns)
   __device__ static uint64_t kmajor(uint32_t a, int rows, int kk) {
-    if (SW) return desc(a + (kk >> 2) * rows * 128 + (kk & 3) * 32, 16, 1024, 1);
-    return desc(a + kk * 2 * rows * 16, rows * 16, 128, 0);
+    if (SW) return wgmma_desc(a + (kk >> 2) * rows * 128 + (kk & 3) * 32, 16, 1024, 1);
+    return wgmma_desc(a + kk * 2 * rows * 16, rows * 16, 128, 0);
   }
   // V (MN-major, value columns n0.. of the key tile at a), k-step kk (16 keys); swap: LBO and SBO exchanged
   __device__ static uint64_t vmajor(uint32_t a, int n0, int kk, bool swap) {
     if (SW) {
       const unsigned lbo = swap ? 1024 : kKeys * 128, sbo = swap ? kKeys * 128 : 1024;
-      return desc(a + (n0 >> 6) * kKeys * 128 + kk * 2 * 1024, lbo, sbo, 1);
+      return wgmma_desc(a + (n0 >> 6) * kKeys * 128 + kk * 2 * 1024, lbo, sbo, 1);
     }
-    return desc(a + (n0 >> 3) * kKeys * 16 + kk * 256, 128, kKeys * 16, 0);
+    return wgmma_desc(a + (n0 >> 3) * kKeys * 16 + kk * 256, 128, kKeys * 16, 0);
   }
 };
 
@@ -147,31 +133,31 @@ __global__ void __launch_bounds__(256, 1)
   long long t0 = clock64();
   for (int it = 0; it < iters; ++it) {
     if (do_s32) {
-      fence();
+      wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < kDim / 16; ++kk)
         mma_n32(s32, Descs<SW>::kmajor(qa, kRows, kk),
                 Descs<SW>::kmajor(ka + (SW ? wg * 32 * 128 : wg * 32 * 16), kKeys, kk), kk > 0);
-      commit();
-      wait0();
+      wgmma_commit();
+      wgmma_wait<0>();
     }
     if (do_s64) {
-      fence();
+      wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < kDim / 16; ++kk) mma_n64(s64, Descs<SW>::kmajor(qa, kRows, kk), Descs<SW>::kmajor(ka, kKeys, kk), kk > 0);
-      commit();
-      wait0();
+      wgmma_commit();
+      wgmma_wait<0>();
     }
     if (MODE == S64PV) asm volatile("bar.sync 1, 256;\n" ::: "memory");   // P of the tile for both
     if (do_pv) {
-      fence();
+      wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < kKeys / 16; ++kk) {
         mma_n128_tb(o[0], Descs<SW>::kmajor(pa, kRows, kk), Descs<SW>::vmajor(ka, wg * 256, kk, vswap), kk > 0);
         mma_n128_tb(o[1], Descs<SW>::kmajor(pa, kRows, kk), Descs<SW>::vmajor(ka, wg * 256 + 128, kk, vswap), kk > 0);
       }
-      commit();
-      wait0();
+      wgmma_commit();
+      wgmma_wait<0>();
     }
   }
   long long t1 = clock64();

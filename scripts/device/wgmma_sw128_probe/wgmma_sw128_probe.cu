@@ -45,6 +45,7 @@ constexpr int kSmemBytes = 1024 + kTileBytes /*q*/ + kStages * kTileBytes + kPBy
 constexpr int kBlocks = 132, kTilesPerBlock = 64, kContext = 32768;
 
 #include "../gather_probe/probe_ptx.cuh"
+#include "../gather_probe/probe_wgmma.cuh"
 
 #define CU_CHECK(x)                                                                 \
   do {                                                                              \
@@ -67,12 +68,8 @@ __device__ __forceinline__ void tma_box(void* dst, const CUtensorMap* map, int x
 
 // A shared-memory matrix descriptor with the 128-byte swizzle (layout type 1 in bits 62-63).
 __device__ __forceinline__ uint64_t sw128_desc(const void* p, unsigned lbo, unsigned sbo) {
-  return static_cast<uint64_t>((smem_addr(p) & 0x3FFFFu) >> 4) | (static_cast<uint64_t>((lbo >> 4) & 0x3FFFu) << 16) |
-         (static_cast<uint64_t>((sbo >> 4) & 0x3FFFu) << 32) | (1ull << 62);
+  return wgmma_desc(smem_addr(p), lbo & 0x3FFF0u, sbo & 0x3FFF0u, 1);   // 14-bit fields
 }
-__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_wait_all() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
 // S (+)= A B^T: m64n64k16, A and B K-major (no transpose).
@@ -128,7 +125,7 @@ __device__ __forceinline__ void qk(float (&s)[32], const unsigned char* qs, cons
       wgmma_qk(s, sw128_desc(qs + c * kChunkBytes + k * 32, 16, 1024), sw128_desc(ks + c * kChunkBytes + k * 32, 16, 1024),
                c + k > 0);
   wgmma_commit();
-  wgmma_wait_all();
+  wgmma_wait<0>();
 }
 
 // O += P V for value columns [256 half, +256): 4 k-steps of 16 keys (2048 bytes: two 8-key atoms).
@@ -139,7 +136,7 @@ __device__ __forceinline__ void pv(float (&o)[128], const unsigned char* ps, con
   for (int k = 0; k < 4; ++k)
     wgmma_pv(o, sw128_desc(ps + k * 32, 16, 1024), sw128_desc(ks + half * 4 * kChunkBytes + k * 2048, v_lbo, v_sbo));
   wgmma_commit();
-  wgmma_wait_all();
+  wgmma_wait<0>();
 }
 
 __device__ __forceinline__ unsigned char* aligned_smem(unsigned char* raw) {
