@@ -9,6 +9,7 @@
 #
 #   SLOTS="head=1+2+3:KEYS_PER_TILE=64 new=1+2+3+45:KEYS_PER_TILE=64" WORKLOADS=b1_32k,b16_32k \
 #     bash scripts/device/slots_bench/run.sh
+#   SASS=ar_k1_stage0 also writes each stack's SASS of that entry point (sass-NAME.txt).
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 OUT_DIR=${OUT:-$(mktemp -d /tmp/slots_bench.XXXXXX)}
@@ -41,6 +42,13 @@ for name in "${names[@]}"; do   # in parallel: each cubin takes nvcc about half 
 done
 wait
 for name in "${names[@]}"; do [ -f "$work/$name.cubin" ] || { tail -20 "$work/build-$name.log"; exit 1; }; done
+# SASS=FUNCTION: each stack's SASS of that entry point beside the times (e.g. SASS=ar_k1_stage0, the row path):
+# where ptxas put the waits around the wgmmas, which no bench shows.
+if [ -n "${SASS:-}" ]; then
+  for name in "${names[@]}"; do
+    [ "$name" = floor ] || cuobjdump -sass -fun "$SASS" "$work/$name.cubin" > "$OUT_DIR/sass-$name.txt" 2>&1 || true
+  done
+fi
 { date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader || true; echo "SLOTS=$SLOTS"; } \
   | tee "$OUT_DIR/slots_bench.txt"
 slot_list=$(printf '"%s",' "${names[@]}"); slot_list=[${slot_list%,}]
