@@ -20,10 +20,20 @@ mapfile -t patches < <(find "$IDEAS" -maxdepth 1 -name '*.patch' | sort)
 source "$REPO/scripts/ideas_package.sh"
 
 build() {   # build NAME PKG: the package's cubin in the configuration the ideas of `on` name, in order
-  # (each idea's .sets over the ones before it, as a run's tunables file accumulates them)
+  # (each idea's .sets over the ones before it, as a run's tunables file accumulates them), over the
+  # defaults of every tunable the manifest declares: the driver passes them all (-DNAME=VALUE), so a
+  # tunable whose name an older state of the kernel uses for something else breaks that state's build
   local name=$1 pkg=$2 k v e sets=()
   declare -A value=()
   local order=()
+  local defaults
+  defaults=$(python3 -c 'import json, sys
+for t in json.load(open(sys.argv[1]))["tunables"]: print("%s=%s" % (t["name"], t["default"]))' "$pkg/manifest.json") ||
+    { echo "FAIL $name: cannot read the tunables of $pkg/manifest.json" >&2; exit 1; }
+  while IFS='=' read -r k v; do
+    order+=("$k")
+    value[$k]=$v
+  done <<< "$defaults"
   for e in "${on[@]}"; do
     local f=${e%.patch}
     f=${f%%.alt-*}.sets
