@@ -10,6 +10,9 @@
 #   SLOTS="head=1+2+3:KEYS_PER_TILE=64 new=1+2+3+45:KEYS_PER_TILE=64" WORKLOADS=b1_32k,b16_32k \
 #     bash scripts/device/slots_bench/run.sh
 #   SASS=ar_k1_stage0 also writes each stack's SASS of that entry point (sass-NAME.txt).
+#   SWITCHES=1 adds the leave-out switches of scripts/device/fixed_costs/switches.py to every stack, so a
+#   slot's sets may turn one on (head=H:S lo_q=H:S,LO_Q=1): what each fixed cost adds, interleaved.
+#   WARM=1 also times every slot without the cold flush (a second bench: how much of a time is cold memory).
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 OUT_DIR=${OUT:-$(mktemp -d /tmp/slots_bench.XXXXXX)}
@@ -25,6 +28,9 @@ names=()
 for spec in "${specs[@]}"; do
   name=${spec%%=*}; ref=${spec#*=}
   ideas_stack "${ref%%:*}" "$work/$name/sparse_mla" || { echo "stack ${ref%%:*} does not apply"; exit 1; }
+  if [ "${SWITCHES:-0}" = 1 ]; then
+    python3 "$REPO/scripts/device/fixed_costs/switches.py" "$work/$name/sparse_mla/kernel.cu" || exit 1
+  fi
   mapfile -t defines < <(set_defines "${ref#*:}")
   echo "${defines[*]}" > "$work/$name/defines"
   names+=("$name")
@@ -53,12 +59,16 @@ fi
   | tee "$OUT_DIR/slots_bench.txt"
 slot_list=$(printf '"%s",' "${names[@]}"); slot_list=[${slot_list%,}]
 IFS=, read -ra wls <<< "$WORKLOADS"
-for w in "${wls[@]}"; do
-  request=$(workload_request "$work/$first/sparse_mla/manifest.json" "$w")
+temps=(cold); [ "${WARM:-0}" = 1 ] && temps+=(warm)
+for w0 in "${wls[@]}"; do
+ for temp in "${temps[@]}"; do
+  w=$w0; [ "$temp" = warm ] && w=$w0.warm
+  request=$(workload_request "$work/$first/sparse_mla/manifest.json" "$w0")
+  cold=true; [ "$temp" = warm ] && cold=false
   {
     echo '{"cmd":"hello"}'
     for name in "${names[@]}"; do echo "{\"cmd\":\"load\",\"slot\":\"$name\",\"artifact\":\"$work/$name.cubin\"}"; done
-    echo "{\"cmd\":\"bench\",\"slots\":$slot_list,\"workload\":$request,\"seed\":7,\"cold\":true,\"min_samples\":40,\"min_seconds\":1,\"max_seconds\":6,\"target_rel_ci\":0.003}"
+    echo "{\"cmd\":\"bench\",\"slots\":$slot_list,\"workload\":$request,\"seed\":7,\"cold\":$cold,\"min_samples\":40,\"min_seconds\":1,\"max_seconds\":6,\"target_rel_ci\":0.003}"
     echo '{"cmd":"quit"}'
   } | "$work/harness" --gpu 0 > "$OUT_DIR/bench-$w.jsonl" 2> "$OUT_DIR/bench-$w.err" || true
   python3 - "$OUT_DIR/bench-$w.jsonl" "$w" "$first" <<'PY' | tee -a "$OUT_DIR/slots_bench.txt"
@@ -78,4 +88,5 @@ base = statistics.median(reply["samples"][sys.argv[3]])
 cells = "  ".join(f"{s} {statistics.median(v):7.2f} ({base / statistics.median(v):.3f}x)" for s, v in reply["samples"].items())
 print(f"== {sys.argv[2]}: median us (speedup vs {sys.argv[3]}): {cells}")
 PY
+ done
 done
