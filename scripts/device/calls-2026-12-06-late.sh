@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The late-evening device call of 2026-12-06, in order of what mattered most (each part under $OUT/NAME):
-# idea 55 verified and screened beside the head, B=1's launch shapes, the H200 table, the fetch probe.
+# ideas 55 and 55+56 verified and screened beside the head, B=1's launch shapes, the H200 table, the fetch probe.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 for N in 17 19 20 21 22 23 29; do
@@ -14,13 +14,16 @@ O=${OUT:?}
 mkdir -p "$O/v55" "$O/s55" "$O/shapes" "$O/table" "$O/icp"
 date -u
 # 55 verified on every workload and the hidden ones (its own kernel: the row path and the unchanged chunk-major one)
-pkg=$(mktemp -d)/sparse_mla
-ideas_stack "$H+55" "$pkg"
 mapfile -t args < <(set_args "$S")
-timeout 150 "$AR" verify --kernel "$pkg" "${args[@]}" > "$O/v55/verify.txt" 2>&1
-echo "verify 55: rc=$?"; tail -4 "$O/v55/verify.txt"
+for stack in 55 55+56; do   # 56 (the chunk-major path too) needs 55
+  pkg=$(mktemp -d)/sparse_mla
+  ideas_stack "$H+$stack" "$pkg"
+  timeout 150 "$AR" verify --kernel "$pkg" "${args[@]}" > "$O/v55/verify-${stack/+/-}.txt" 2>&1
+  echo "verify $stack: rc=$?"; tail -4 "$O/v55/verify-${stack/+/-}.txt"
+done
 date -u
-SLOTS="head=$H:$S i55=$H+55:$S i55off=$H+55:$S,Q_TMA=0" WORKLOADS=b16_32k,b128_32k,b1_32k OUT=$O/s55 \
+SLOTS="head=$H:$S i55=$H+55:$S i5556=$H+55+56:$S i55off=$H+55+56:$S,Q_TMA=0" \
+  WORKLOADS=b16_32k,b128_32k,b1_32k,fp8_b128_32k OUT=$O/s55 \
   timeout 150 bash scripts/device/slots_bench/run.sh > "$O/s55/log.txt" 2>&1
 grep "^==" "$O/s55/log.txt"; rm -f "$O"/s55/*.err
 date -u
