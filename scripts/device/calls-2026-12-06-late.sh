@@ -13,7 +13,7 @@ source scripts/ideas_package.sh
 O=${OUT:?}
 mkdir -p "$O/v55" "$O/s55" "$O/shapes" "$O/table" "$O/icp"
 date -u
-# 55 verified on every workload and the hidden ones (its own kernel: the row path and the unchanged chunk-major one)
+# 55, and 55 + 56, verified on every workload and the hidden ones (both paths of each kernel)
 mapfile -t args < <(set_args "$S")
 for stack in 55 55+56; do   # 56 (the chunk-major path too) needs 55
   pkg=$(mktemp -d)/sparse_mla

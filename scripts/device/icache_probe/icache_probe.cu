@@ -55,7 +55,6 @@ __global__ void __launch_bounds__(256) looped(float* out, float x, int iters) {
 using Launch = void (*)(cudaStream_t, float*, int);
 template <int V> void launch_straight(cudaStream_t s, float* o, int) { straight<V><<<64, 256, 0, s>>>(o, 1.f); }
 template <int V> void launch_looped(cudaStream_t s, float* o, int iters) { looped<V><<<64, 256, 0, s>>>(o, 1.f, iters); }
-void launch_empty(cudaStream_t, float*, int) {}
 
 // Median microseconds a launch over `reps` graph replays of `n` launches (each launch preceded by the flush
 // when `flush`); the same graph without the kernels gives the flush's own time, subtracted.

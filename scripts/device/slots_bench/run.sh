@@ -59,12 +59,11 @@ fi
   | tee "$OUT_DIR/slots_bench.txt"
 slot_list=$(printf '"%s",' "${names[@]}"); slot_list=[${slot_list%,}]
 IFS=, read -ra wls <<< "$WORKLOADS"
-temps=(cold); [ "${WARM:-0}" = 1 ] && temps+=(warm)
+colds=(true); [ "${WARM:-0}" = 1 ] && colds+=(false)
 for w0 in "${wls[@]}"; do
- for temp in "${temps[@]}"; do
-  w=$w0; [ "$temp" = warm ] && w=$w0.warm
-  request=$(workload_request "$work/$first/sparse_mla/manifest.json" "$w0")
-  cold=true; [ "$temp" = warm ] && cold=false
+ request=$(workload_request "$work/$first/sparse_mla/manifest.json" "$w0")
+ for cold in "${colds[@]}"; do
+  w=$w0; [ "$cold" = false ] && w=$w0.warm   # the file and line names of the warm bench
   {
     echo '{"cmd":"hello"}'
     for name in "${names[@]}"; do echo "{\"cmd\":\"load\",\"slot\":\"$name\",\"artifact\":\"$work/$name.cubin\"}"; done
