@@ -2,8 +2,8 @@
 # The device call of 2026-12-07, one call of at most ten minutes, in order of what matters most (each part
 # under $OUT/NAME, each bounded so that the later ones still run): ideas 55 and 56 judged by `run` on top of
 # ideas29's head (the record: run verifies, confirms and sanitizes a keep); the issue's table at the head that
-# run leaves (ideas32's: ideas29's kernel where nothing was kept); the interleaved screen of 55 and 55+56 beside
-# the head and Q_TMA=0; then, where time is left, B=1's launch shapes and the fetch probe.
+# run leaves (ideas32's: ideas29's kernel where nothing was kept); the instruction-fetch probe; the interleaved screen of 55 and 55+56 beside
+# the head and Q_TMA=0; then, where time is left, B=1's launch shapes.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 for N in 17 19 20 21 22 23 29; do
@@ -27,6 +27,8 @@ git rev-parse -q --verify "$REF" > /dev/null || REF=autoresearch/sparse_mla-idea
 AUTORESEARCH=$AR REF=$REF OUT=$O/table timeout 150 bash scripts/device/sparse_mla_table/run.sh > "$O/table/log.txt" 2>&1
 tail -14 "$O/table/log.txt"
 date -u
+OUT=$O/icp timeout 45 bash scripts/device/icache_probe/run.sh > "$O/icp/log.txt" 2>&1
+cat "$O/icp/log.txt"
 SLOTS="head=$H:$S i55=$H+55:$S i5556=$H+55+56:$S i55off=$H+55+56:$S,Q_TMA=0" \
   WORKLOADS=b16_32k,b128_32k,b1_32k,fp8_b128_32k OUT=$O/s55 \
   timeout 100 bash scripts/device/slots_bench/run.sh > "$O/s55/log.txt" 2>&1
@@ -34,6 +36,4 @@ grep "^==" "$O/s55/log.txt"; rm -f "$O"/s55/*.err
 date -u
 OUT=$O/shapes timeout 60 bash scripts/device/fixed_costs/shapes.sh > "$O/shapes/log.txt" 2>&1
 grep "^==" "$O/shapes/log.txt"; rm -f "$O"/shapes/*.err
-OUT=$O/icp timeout 30 bash scripts/device/icache_probe/run.sh > "$O/icp/log.txt" 2>&1
-cat "$O/icp/log.txt"
 date -u
