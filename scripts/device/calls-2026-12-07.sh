@@ -16,11 +16,13 @@ O=${OUT:?}
 mkdir -p "$O/run" "$O/table" "$O/s55" "$O/shapes" "$O/icp"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
 date -u
+if [ -z "${SKIP_RUN:-}" ]; then   # SKIP_RUN=1: the table and probes only, where too little device time is left for run
 BUNDLE=kernels/sparse_mla/results/ideas29.bundle BASE=autoresearch/sparse_mla-ideas29 TAG=ideas32 \
   IDEAS="55-row-q-by-tensor-map 56-chunk-q-by-tensor-map" TUNE_EACH=0 AUTORESEARCH=$AR \
   EXTRA_ARGS="--max-hours 0.05 --seed 7" OUT=$O/run timeout 250 bash scripts/device/ideas_continue/run.sh \
   > "$O/run/log.txt" 2>&1
 grep -v '^\[#' "$O/run/log.txt" | tail -12
+fi
 date -u
 REF=autoresearch/sparse_mla-ideas32
 git rev-parse -q --verify "$REF" > /dev/null || REF=autoresearch/sparse_mla-ideas29
