@@ -16,18 +16,18 @@ O=${OUT:?}
 mkdir -p "$O/run" "$O/table" "$O/s55" "$O/shapes" "$O/icp"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
 date -u
-if [ -z "${SKIP_RUN:-}" ]; then   # SKIP_RUN=1: the table and probes only, where too little device time is left for run
+if [ -z "${PROBES_ONLY:-}" ]; then   # PROBES_ONLY=1: the fetch probe and the screens only, for a call too short for run
 BUNDLE=kernels/sparse_mla/results/ideas29.bundle BASE=autoresearch/sparse_mla-ideas29 TAG=ideas32 \
   IDEAS="55-row-q-by-tensor-map 56-chunk-q-by-tensor-map" TUNE_EACH=0 AUTORESEARCH=$AR \
   EXTRA_ARGS="--max-hours 0.05 --seed 7" OUT=$O/run timeout 250 bash scripts/device/ideas_continue/run.sh \
   > "$O/run/log.txt" 2>&1
 grep -v '^\[#' "$O/run/log.txt" | tail -12
-fi
 date -u
 REF=autoresearch/sparse_mla-ideas32
 git rev-parse -q --verify "$REF" > /dev/null || REF=autoresearch/sparse_mla-ideas29
 AUTORESEARCH=$AR REF=$REF OUT=$O/table timeout 120 bash scripts/device/sparse_mla_table/run.sh > "$O/table/log.txt" 2>&1
 tail -14 "$O/table/log.txt"
+fi
 date -u
 OUT=$O/icp timeout 45 bash scripts/device/icache_probe/run.sh > "$O/icp/log.txt" 2>&1
 cat "$O/icp/log.txt"
