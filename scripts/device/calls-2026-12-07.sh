@@ -3,7 +3,7 @@
 # under $OUT/NAME, each bounded so that the later ones still run): ideas 55 and 56 judged by `run` on top of
 # ideas29's head (the record: run verifies, confirms and sanitizes a keep); the issue's table at the head that
 # run leaves (ideas32's: ideas29's kernel where nothing was kept); the instruction-fetch probe; the interleaved screen of 55 and 55+56 beside
-# the head and Q_TMA=0; then, where time is left, B=1's launch shapes.
+# the head and Q_TMA=0, with each stack's SASS of ar_stage0 (the entry point B=1's blocks run: where its code goes); then, where time is left, B=1's launch shapes.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 for N in 17 19 20 21 22 23 29; do
@@ -32,7 +32,7 @@ date -u
 OUT=$O/icp timeout 45 bash scripts/device/icache_probe/run.sh > "$O/icp/log.txt" 2>&1
 cat "$O/icp/log.txt"
 SLOTS="head=$H:$S i55=$H+55:$S i5556=$H+55+56:$S i55off=$H+55+56:$S,Q_TMA=0" \
-  WORKLOADS=b16_32k,b128_32k,b1_32k,fp8_b128_32k OUT=$O/s55 \
+  WORKLOADS=b16_32k,b128_32k,b1_32k,fp8_b128_32k SASS=ar_stage0 OUT=$O/s55 \
   timeout 100 bash scripts/device/slots_bench/run.sh > "$O/s55/log.txt" 2>&1
 grep "^==" "$O/s55/log.txt"; rm -f "$O"/s55/*.err
 date -u
