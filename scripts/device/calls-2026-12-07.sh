@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # The device call of 2026-12-07, one call of at most ten minutes, in order of what matters most (each part
-# under $OUT/NAME, each bounded so that the later ones still run): ideas 55 and 56 judged by `run` on top of
-# ideas29's head (the record: run verifies, confirms and sanitizes a keep); the issue's table at the head that
-# run leaves (ideas32's: ideas29's kernel where nothing was kept); the instruction-fetch probe; the interleaved screen of 55 and 55+56 beside
-# the head and Q_TMA=0, with each stack's SASS of ar_stage0 (the entry point B=1's blocks run: where its code goes); then, where time is left, B=1's launch shapes.
+# under $OUT/NAME, each bounded so that the later ones still run):
+# 1. ideas 55 and 56 judged by `run` on top of ideas29's head (the record: run verifies, confirms and
+#    sanitizes a keep);
+# 2. the issue's table at the head that run leaves (ideas32's: ideas29's kernel where nothing was kept);
+# 3. the instruction-fetch probe;
+# 4. the interleaved screen of 55 and 55+56 beside the head and Q_TMA=0, with each stack's SASS of ar_stage0
+#    (the entry point B=1's blocks run: where its code goes);
+# 5. where time is left, B=1's launch shapes.
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 for N in 17 19 20 21 22 23 29; do
   git fetch -q kernels/sparse_mla/results/ideas$N.bundle autoresearch/sparse_mla-ideas$N:autoresearch/sparse_mla-ideas$N
 done
