@@ -12,6 +12,11 @@ save_run_records() {
   gzip -c ".autoresearch/runs/sparse_mla-$tag/experiments.jsonl" > "$out/$tag.experiments.jsonl.gz" 2>/dev/null
   "$ar" log "sparse_mla-$tag" > "$out/$tag.log.txt" 2>&1
   git log --format='%h %s%n%b' "$branch" -n 8 > "$out/$tag.branch.txt" 2>&1
+  # A branch with no commits after BASE (the run kept nothing) has nothing to bundle.
+  if [ -n "$base" ] && [ "$(git rev-list --count "$base..$branch" 2>/dev/null)" = 0 ]; then
+    echo "no bundle: $branch has no commits after $base (nothing kept)" >&2
+    return 0
+  fi
   git bundle create "$out/$tag.bundle" "$branch" ${base:+"^$base"} > /dev/null 2>&1 ||
     echo "could not bundle $branch" >&2
 }

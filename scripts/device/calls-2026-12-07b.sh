@@ -3,8 +3,8 @@
 # geomean: 1.001x, discarded, though the screen beside it measured B=16 3.1% faster and the rest level.
 # 55 and 56 are aimed at B=16 and B=1, the two unmet targets, so here each is judged with run --focus
 # on its target (every workload still verified, measured, and able to veto a keep by regressing):
-# 1. 55 on ideas29's head, --focus 'b16_*' (tag ideas32);
-# 2. 56 on top of 55 where 55 was kept (56 is written on 55), --focus 'b1_*' (tag ideas33);
+# 1. 55 on ideas29's head, --focus 'b16_*' (tag ideas33);
+# 2. 56 on top of 55 where 55 was kept (56 is written on 55), --focus 'b1_*' (tag ideas34);
 # 3. the issue's table at the head the runs leave.
 # Everything under $OUT is packed into calls.tar.gz (a call brings back at most eight files).
 set -uo pipefail
@@ -22,18 +22,18 @@ continue_run() {  # TAG BUNDLE BASE IDEA FOCUS
   BUNDLE=$2 BASE=$3 TAG=$1 IDEAS=$4 FOCUS=$5 TUNE_EACH=0 AUTORESEARCH=$AR \
     EXTRA_ARGS="--max-hours 0.05 --seed 7" OUT=$W/run timeout 200 bash scripts/device/ideas_continue/run.sh \
     > "$W/run/$1.out.txt" 2>&1
-  grep -v '^\[#' "$W/run/$1.out.txt" | grep -E '^#|^stopped|^could not|^nothing kept|error' | cut -c1-400
+  grep -v '^\[#' "$W/run/$1.out.txt" | grep -E '^#|^stopped|^could not|^no bundle|error' | cut -c1-400
   date -u
 }
-continue_run ideas32 kernels/sparse_mla/results/ideas29.bundle autoresearch/sparse_mla-ideas29 \
+continue_run ideas33 kernels/sparse_mla/results/ideas29.bundle autoresearch/sparse_mla-ideas29 \
   55-row-q-by-tensor-map 'b16_*'
 REF=autoresearch/sparse_mla-ideas29
 # A run's branch exists whether or not it kept anything; its bundle (only the commits after its base) only
 # where it kept something.
-if [ -s "$W/run/ideas32.bundle" ]; then
-  REF=autoresearch/sparse_mla-ideas32
-  continue_run ideas33 "$W/run/ideas32.bundle" autoresearch/sparse_mla-ideas32 56-chunk-q-by-tensor-map 'b1_*'
-  [ -s "$W/run/ideas33.bundle" ] && REF=autoresearch/sparse_mla-ideas33
+if [ -s "$W/run/ideas33.bundle" ]; then
+  REF=autoresearch/sparse_mla-ideas33
+  continue_run ideas34 "$W/run/ideas33.bundle" autoresearch/sparse_mla-ideas33 56-chunk-q-by-tensor-map 'b1_*'
+  [ -s "$W/run/ideas34.bundle" ] && REF=autoresearch/sparse_mla-ideas34
 fi
 AUTORESEARCH=$AR REF=$REF OUT=$W/table timeout 120 bash scripts/device/sparse_mla_table/run.sh > "$W/table/log.txt" 2>&1
 tail -14 "$W/table/log.txt"
