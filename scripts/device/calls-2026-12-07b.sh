@@ -5,7 +5,9 @@
 # on its target (every workload still verified, measured, and able to veto a keep by regressing):
 # 1. 55 on ideas29's head, --focus 'b16_*' (tag ideas33);
 # 2. 56 on top of 55 where 55 was kept (56 is written on 55), --focus 'b1_*' (tag ideas34);
-# 3. the issue's table at the head the runs leave.
+# 3. the issue's table at the head the runs leave;
+# 4. the 128-byte-swizzle tile probe with 4 and 8 issuing warps, whole and in halves (the B=16 route's
+#    question: does that tile, fed at the bulk copies' rate, beat the row path's 3.8 us?).
 # Everything under $OUT is packed into calls.tar.gz (a call brings back at most eight files).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
@@ -37,5 +39,9 @@ if [ -s "$W/run/ideas33.bundle" ]; then
 fi
 AUTORESEARCH=$AR REF=$REF OUT=$W/table timeout 120 bash scripts/device/sparse_mla_table/run.sh > "$W/table/log.txt" 2>&1
 tail -14 "$W/table/log.txt"
+date -u
+mkdir -p "$W/sw128"
+OUT=$W/sw128 timeout 120 bash scripts/device/wgmma_sw128_probe/run.sh > "$W/sw128/log.txt" 2>&1
+grep -E "^check|^time|spill" "$W/sw128/log.txt" | head -24
 date -u
 tar -C "$W" -czf "$O/calls.tar.gz" .

@@ -10,11 +10,14 @@
 //           (LBO = 8192: the next 64 value columns; SBO = 1024: the next 8 keys) and swapped, so a
 //           mistake there is told from one elsewhere.
 //   time    132 blocks, each 64 tiles of 64 gathered rows (b128_32k's access pattern: each block its own
-//           token's rows), a 2-stage pipeline: 4 producer warps issue the 576 boxes of a tile (one
-//           warpgroup); math warpgroup 0 does S and a bf16 P (exp2 of S, no running max: this times the
+//           token's rows), a 2-stage pipeline: 4 or 8 warps issue the 576
+//           boxes of a tile (8: the producer warpgroup and math warpgroup 1, see time_kernel); math
+//           warpgroup 0 does S and a bf16 P (exp2 of S, no running max: this times the
 //           MMAs and the exponentials, not the softmax bookkeeping), then both math warpgroups O += P V,
 //           256 value columns each. Prints µs per tile per SM, beside the kernel's 2.7 (chunk-major) and
-//           3.8 (row path) of 2026-12-04.
+//           3.8 (row path) of 2026-12-04. `time ISSUERS MODE BLOCKS TILES` also times the two halves apart (MODE
+//           math: no copies; gather: no math) and b16_32k's shape (128 blocks of 8 tiles, start-up included):
+//           whether this tile's form, fed at the bulk copies' rate, is faster than the row path's 3.8 µs.
 //
 //   bash scripts/device/wgmma_sw128_probe/run.sh   (builds it, runs check then time, one process each)
 #include <cuda.h>
@@ -29,6 +32,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -187,13 +191,40 @@ __global__ void check_kernel(const __grid_constant__ CUtensorMap q_map, const __
 }
 
 // 384 threads: warpgroups 0 and 1 do the math (warpgroup 0 the scores and P for all 64 heads, as the
-// kernel's idea 33; then each warpgroup O += P V for its 256 value columns), warpgroup 2 produces (each
-// of its warps issues a quarter of a tile's 576 boxes). full[st]: one arrival per producer warp (its
-// lane 0) with the bytes; empty[st]: the 256 math threads.
+// kernel's idea 33; then each warpgroup O += P V for its 256 value columns), warpgroup 2 produces. ISSUERS
+// is how many warps issue a tile's 576 boxes: 4, the producer warpgroup alone (16 rows a warp, two tiles
+// ahead); or 8, the producers rows 0-31 and math warpgroup 1's four warps rows 32-63 (8 rows a warp), one
+// tile ahead, in the time it would wait for warpgroup 0's scores. (Two producer warpgroups do not fit: at
+// 512 threads ptxas allocates 128 registers a thread, and m64n256's accumulators need more; setmaxnreg moves
+// registers only at run time.) full[st]: one arrival per issuing warp (its lane 0) with its bytes;
+// empty[st]: the 256 math threads. MODE splits the pipeline's two halves apart: kFull both; kMathOnly the
+// issuers arrive without copying (the math runs on whatever the stage holds: wgmma's time does not depend
+// on the values); kGatherOnly the math warpgroups release each stage as soon as it lands.
+enum Mode { kFull = 0, kMathOnly = 1, kGatherOnly = 2 };
 constexpr int kTimeThreads = 384;
+
+// The boxes of rows [r0, r0 + rows) of tile t into stage `ks`, counted on `bar` (lane 0 arrives with the bytes).
+template <int MODE>
+__device__ __forceinline__ void issue_rows(const CUtensorMap* kv_map, const int* my_idx, int t, int r0, int rows,
+                                           unsigned char* ks, uint64_t* bar, int lane) {
+  if (MODE == kMathOnly) {
+    if (lane == 0) mbar_arrive(bar);
+    return;
+  }
+  if (lane == 0) mbar_arrive_expect_tx(bar, rows * kChunks * 128);
+  __syncwarp();
+  for (int b = lane; b < rows * kChunks; b += 32) {
+    const int r = r0 + b / kChunks, c = b % kChunks;
+    tma_box(ks + c * kChunkBytes + r * 128, kv_map, 64 * c, my_idx[t * kTileRows + r], bar);
+  }
+}
+
+template <int ISSUERS, int MODE>
 __global__ void __launch_bounds__(kTimeThreads, 1) time_kernel(const __grid_constant__ CUtensorMap q_map,
                                                                const __grid_constant__ CUtensorMap kv_map,
-                                                               const int* idx, float* sink) {
+                                                               const int* idx, int tiles, float* sink) {
+  static_assert(ISSUERS == 4 || ISSUERS == 8, "the producer warpgroup, or it and math warpgroup 1");
+  constexpr int kProducerRows = ISSUERS == 4 ? 16 : 8;   // rows a producer warp issues of each tile
   extern __shared__ unsigned char raw[];
   unsigned char* qs = aligned_smem(raw);
   unsigned char* stage0 = qs + kTileBytes;
@@ -202,10 +233,10 @@ __global__ void __launch_bounds__(kTimeThreads, 1) time_kernel(const __grid_cons
   uint64_t* empty = full + kStages;
   uint64_t* qbar = empty + kStages;
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
-  const int* my_idx = idx + static_cast<size_t>(blockIdx.x) * kTilesPerBlock * kTileRows;
+  const int* my_idx = idx + static_cast<size_t>(blockIdx.x) * tiles * kTileRows;
   if (tid == 0) {
     for (int st = 0; st < kStages; ++st) {
-      mbar_init(full + st, 4);
+      mbar_init(full + st, ISSUERS);
       mbar_init(empty + st, 256);
     }
     mbar_init(qbar, 1);
@@ -215,33 +246,41 @@ __global__ void __launch_bounds__(kTimeThreads, 1) time_kernel(const __grid_cons
   }
   __syncthreads();
 
-  if (warp >= 8) {   // producers: warp pw takes rows [16 pw, 16 pw + 16) of each tile, 9 boxes a row
+  if (warp >= 8) {   // producers: warp pw takes rows [kProducerRows pw, +kProducerRows) of each tile
     // Registers to the math warpgroups (O is 128 floats a thread): 4 x (168 - 40) = 8 x (232 - 168).
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
     const int pw = warp - 8;
-    for (int t = 0; t < kTilesPerBlock; ++t) {
+    for (int t = 0; t < tiles; ++t) {
       const int st = t % kStages;
       if (t >= kStages) mbar_wait(empty + st, ((t / kStages) - 1) & 1);
-      unsigned char* ks = stage0 + st * kTileBytes;
-      if (lane == 0) mbar_arrive_expect_tx(full + st, 16 * kChunks * 128);
-      __syncwarp();
-      for (int b = lane; b < 16 * kChunks; b += 32) {
-        const int r = 16 * pw + b / kChunks, c = b % kChunks;
-        tma_box(ks + c * kChunkBytes + r * 128, &kv_map, 64 * c, my_idx[t * kTileRows + r], full + st);
-      }
+      issue_rows<MODE>(&kv_map, my_idx, t, kProducerRows * pw, kProducerRows, stage0 + st * kTileBytes, full + st, lane);
     }
     return;
   }
 
   asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
   const int wg = warp >> 2, g = lane >> 2, t4 = lane & 3;
+  // With 8 issuers, math warpgroup 1's warp w issues rows 32 + 8w .. 32 + 8w + 7: tile 0's now, tile t + 1's
+  // at the start of tile t (its stage held tile t - 1, whose reads ended before the barrier closing it).
+  const bool helper = ISSUERS == 8 && wg == 1;
+  const int helper_r0 = 32 + 8 * (warp - 4);
+  if (helper) issue_rows<MODE>(&kv_map, my_idx, 0, helper_r0, 8, stage0, full, lane);
   float o[128];
   for (float& v : o) v = 0.f;
   mbar_wait(qbar, 0);
-  for (int t = 0; t < kTilesPerBlock; ++t) {
+  for (int t = 0; t < tiles; ++t) {
     const int st = t % kStages;
+    if (helper && t + 1 < tiles) {
+      const int nst = (t + 1) % kStages;
+      issue_rows<MODE>(&kv_map, my_idx, t + 1, helper_r0, 8, stage0 + nst * kTileBytes, full + nst, lane);
+    }
     mbar_wait(full + st, (t / kStages) & 1);
     const unsigned char* ks = stage0 + st * kTileBytes;
+    if (MODE == kGatherOnly) {
+      asm volatile("bar.sync 1, 256;\n" ::: "memory");   // as the math's closing barrier: stage t - 1 is free
+      mbar_arrive(empty + st);
+      continue;
+    }
     if (wg == 0) {
       float s[32];
       qk(s, qs, ks);
@@ -336,29 +375,10 @@ int check(int swap) {
   return s_ok && o_ok ? 0 : 2;
 }
 
-int time_tiles() {
-  std::mt19937 rng(11);
-  // Each block its own token's 32k rows (as b128_32k: no row shared between blocks), 64 tiles of 64 indices.
-  const size_t slots = static_cast<size_t>(kBlocks) * kContext;
-  __nv_bfloat16 *dq, *dkv;
-  int* didx;
-  float* sink;
-  CHECK(cudaMalloc(&dq, kTileRows * kRowBytes));
-  CHECK(cudaMalloc(&dkv, slots * kRowBytes));
-  CHECK(cudaMemset(dq, 0x3c, kTileRows * kRowBytes));
-  CHECK(cudaMemset(dkv, 0x3c, slots * kRowBytes));
-  std::vector<int> idx(static_cast<size_t>(kBlocks) * kTilesPerBlock * kTileRows);
-  for (int b = 0; b < kBlocks; ++b)
-    for (int i = 0; i < kTilesPerBlock * kTileRows; ++i)
-      idx[static_cast<size_t>(b) * kTilesPerBlock * kTileRows + i] = static_cast<int>(b * kContext + rng() % kContext);
-  CHECK(cudaMalloc(&didx, idx.size() * 4));
-  CHECK(cudaMemcpy(didx, idx.data(), idx.size() * 4, cudaMemcpyHostToDevice));
-  CHECK(cudaMalloc(&sink, kBlocks * 256 * 4));
-  const CUtensorMap qm = make_map(dq, kTileRows, 64), km = make_map(dkv, slots, 1);
-  CHECK(cudaFuncSetAttribute(time_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
-  void* flush;
-  const size_t flush_bytes = size_t{256} << 20;
-  CHECK(cudaMalloc(&flush, flush_bytes));
+template <int ISSUERS, int MODE>
+float time_launch(const CUtensorMap& qm, const CUtensorMap& km, const int* didx, int blocks, int tiles, float* sink,
+                  void* flush, size_t flush_bytes) {
+  CHECK(cudaFuncSetAttribute(time_kernel<ISSUERS, MODE>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
   cudaEvent_t e0, e1;
   CHECK(cudaEventCreate(&e0));
   CHECK(cudaEventCreate(&e1));
@@ -366,7 +386,7 @@ int time_tiles() {
   for (int rep = 0; rep < 11; ++rep) {
     CHECK(cudaMemset(flush, rep, flush_bytes));
     CHECK(cudaEventRecord(e0));
-    time_kernel<<<kBlocks, kTimeThreads, kSmemBytes>>>(qm, km, didx, sink);
+    time_kernel<ISSUERS, MODE><<<blocks, kTimeThreads, kSmemBytes>>>(qm, km, didx, tiles, sink);
     CHECK(cudaEventRecord(e1));
     CHECK(cudaEventSynchronize(e1));
     CHECK(cudaGetLastError());
@@ -375,11 +395,65 @@ int time_tiles() {
     if (rep > 0) ms.push_back(t);   // the first launch loads the module
   }
   std::sort(ms.begin(), ms.end());
-  const double us = ms[ms.size() / 2] * 1000.0;
-  const double flop = 2.0 * kBlocks * kTilesPerBlock * kTileRows * kTileRows * (kDim + kDimV);
-  std::printf("time: %d blocks x %d tiles of 64 gathered rows, 64 heads: median %.1f us, %.3f us per tile per SM, "
-              "%.0f TFLOP/s (dense bf16 peak ~790)\n",
-              kBlocks, kTilesPerBlock, us, us / kTilesPerBlock, flop / us * 1e-6);
+  return ms[ms.size() / 2] * 1000.f;
+}
+
+// time ISSUERS MODE BLOCKS TILES: ISSUERS warps issue the boxes (4 or 8), MODE full | math | gather, BLOCKS blocks of TILES
+// tiles (132 x 64: the tile's steady rate; 128 x 8: b16_32k's blocks, start-up included).
+int time_tiles(int issuers, const std::string& mode, int blocks, int tiles) {
+  std::mt19937 rng(11);
+  // Each block its own token's 32k rows (as b128_32k: no row shared between blocks), TILES tiles of 64 indices.
+  const size_t slots = static_cast<size_t>(blocks) * kContext;
+  __nv_bfloat16 *dq, *dkv;
+  int* didx;
+  float* sink;
+  CHECK(cudaMalloc(&dq, kTileRows * kRowBytes));
+  CHECK(cudaMalloc(&dkv, slots * kRowBytes));
+  CHECK(cudaMemset(dq, 0x3c, kTileRows * kRowBytes));
+  CHECK(cudaMemset(dkv, 0x3c, slots * kRowBytes));
+  std::vector<int> idx(static_cast<size_t>(blocks) * tiles * kTileRows);
+  for (int b = 0; b < blocks; ++b)
+    for (int i = 0; i < tiles * kTileRows; ++i)
+      idx[static_cast<size_t>(b) * tiles * kTileRows + i] = static_cast<int>(b * kContext + rng() % kContext);
+  CHECK(cudaMalloc(&didx, idx.size() * 4));
+  CHECK(cudaMemcpy(didx, idx.data(), idx.size() * 4, cudaMemcpyHostToDevice));
+  CHECK(cudaMalloc(&sink, static_cast<size_t>(blocks) * 256 * 4));
+  const CUtensorMap qm = make_map(dq, kTileRows, 64), km = make_map(dkv, slots, 1);
+  void* flush;
+  const size_t flush_bytes = size_t{256} << 20;
+  CHECK(cudaMalloc(&flush, flush_bytes));
+  float us = -1.f;
+  const int m = mode == "full" ? kFull : mode == "math" ? kMathOnly : mode == "gather" ? kGatherOnly : -1;
+  if (m < 0 || (issuers != 4 && issuers != 8)) {
+    std::fprintf(stderr, "time: ISSUERS is 4 or 8, MODE full, math or gather\n");
+    return 2;
+  }
+  auto run = [&](auto issuers_c, auto mode_c) {
+    us = time_launch<decltype(issuers_c)::value, decltype(mode_c)::value>(qm, km, didx, blocks, tiles, sink, flush, flush_bytes);
+  };
+  using I4 = std::integral_constant<int, 4>;
+  using I8 = std::integral_constant<int, 8>;
+  using MF = std::integral_constant<int, kFull>;
+  using MM = std::integral_constant<int, kMathOnly>;
+  using MG = std::integral_constant<int, kGatherOnly>;
+  if (issuers == 4) {
+    if (m == kFull) run(I4{}, MF{});
+    if (m == kMathOnly) run(I4{}, MM{});
+    if (m == kGatherOnly) run(I4{}, MG{});
+  } else {
+    if (m == kFull) run(I8{}, MF{});
+    if (m == kMathOnly) run(I8{}, MM{});
+    if (m == kGatherOnly) run(I8{}, MG{});
+  }
+  const double flop = 2.0 * blocks * tiles * kTileRows * kTileRows * (kDim + kDimV);
+  std::printf("time: %d issuing warps, %-6s %3d blocks x %2d tiles of 64 gathered rows, 64 heads: median %7.1f us, "
+              "%.3f us per tile per SM, %.0f TFLOP/s of the math's work\n",
+              issuers, mode.c_str(), blocks, tiles, us, us / tiles, flop / us * 1e-6);
+  CHECK(cudaFree(dq));
+  CHECK(cudaFree(dkv));
+  CHECK(cudaFree(didx));
+  CHECK(cudaFree(sink));
+  CHECK(cudaFree(flush));
   return 0;
 }
 
@@ -390,7 +464,9 @@ int main(int argc, char** argv) {
   CU_CHECK(cuInit(0));
   if (part == "check") return check(0);
   if (part == "check-swapped") return check(1);
-  if (part == "time") return time_tiles();
-  std::fprintf(stderr, "usage: %s check|check-swapped|time\n", argv[0]);
+  if (part == "time")
+    return time_tiles(argc > 2 ? std::atoi(argv[2]) : 4, argc > 3 ? argv[3] : "full", argc > 4 ? std::atoi(argv[4]) : kBlocks,
+                      argc > 5 ? std::atoi(argv[5]) : kTilesPerBlock);
+  std::fprintf(stderr, "usage: %s check | check-swapped | time [ISSUERS 4|8] [MODE full|math|gather] [BLOCKS] [TILES]\n", argv[0]);
   return 2;
 }
