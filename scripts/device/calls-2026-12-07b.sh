@@ -5,10 +5,11 @@
 # on its target (every workload still verified, measured, and able to veto a keep by regressing):
 # 1. 55 on ideas29's head, --focus 'b16_*' (tag ideas33);
 # 2. 56 on top of 55 where 55 was kept (56 is written on 55), --focus 'b1_*' (tag ideas34);
-# 3. the issue's table at the head the runs leave;
-# 4. the 128-byte-swizzle tile probe with 4 and 8 issuing warps, whole and in halves (the B=16 route's
-#    question: does that tile, fed at the bulk copies' rate, beat the row path's 3.8 us?).
-# Everything under $OUT is packed into calls.tar.gz (a call brings back at most eight files).
+# 3. the 128-byte-swizzle tile probe with 4 and 8 issuing warps, whole and in halves (the B=16 route's
+#    question: does that tile, fed at the bulk copies' rate, beat the row path's 3.8 us?);
+# 4. the issue's table at the head the runs leave.
+# Everything is packed into $OUT/calls.tar.gz (a call brings back at most eight files), again after each
+# part, so that a call cut short still brings back the parts before the cut.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 for N in 17 19 20 21 22 23 29; do
@@ -20,12 +21,14 @@ W=$(mktemp -d /tmp/calls.XXXXXX)
 mkdir -p "$W/run" "$W/table"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
 date -u
+pack() { tar -C "$W" -czf "$O/calls.tar.gz.part" . && mv "$O/calls.tar.gz.part" "$O/calls.tar.gz"; }
 continue_run() {  # TAG BUNDLE BASE IDEA FOCUS
   BUNDLE=$2 BASE=$3 TAG=$1 IDEAS=$4 FOCUS=$5 TUNE_EACH=0 AUTORESEARCH=$AR \
     EXTRA_ARGS="--max-hours 0.05 --seed 7" OUT=$W/run timeout 200 bash scripts/device/ideas_continue/run.sh \
     > "$W/run/$1.out.txt" 2>&1
   grep -v '^\[#' "$W/run/$1.out.txt" | grep -E '^#|^stopped|^could not|^no bundle|error' | cut -c1-400
   date -u
+  pack
 }
 continue_run ideas33 kernels/sparse_mla/results/ideas29.bundle autoresearch/sparse_mla-ideas29 \
   55-row-q-by-tensor-map 'b16_*'
@@ -37,11 +40,12 @@ if [ -s "$W/run/ideas33.bundle" ]; then
   continue_run ideas34 "$W/run/ideas33.bundle" autoresearch/sparse_mla-ideas33 56-chunk-q-by-tensor-map 'b1_*'
   [ -s "$W/run/ideas34.bundle" ] && REF=autoresearch/sparse_mla-ideas34
 fi
-AUTORESEARCH=$AR REF=$REF OUT=$W/table timeout 120 bash scripts/device/sparse_mla_table/run.sh > "$W/table/log.txt" 2>&1
-tail -14 "$W/table/log.txt"
-date -u
 mkdir -p "$W/sw128"
 OUT=$W/sw128 timeout 120 bash scripts/device/wgmma_sw128_probe/run.sh > "$W/sw128/log.txt" 2>&1
 grep -E "^check|^time|spill" "$W/sw128/log.txt" | head -24
 date -u
-tar -C "$W" -czf "$O/calls.tar.gz" .
+pack
+AUTORESEARCH=$AR REF=$REF OUT=$W/table timeout 120 bash scripts/device/sparse_mla_table/run.sh > "$W/table/log.txt" 2>&1
+tail -14 "$W/table/log.txt"
+date -u
+pack
