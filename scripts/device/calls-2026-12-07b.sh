@@ -4,9 +4,9 @@
 # 55 and 56 are aimed at B=16 and B=1, the two unmet targets, so here each is judged with run --focus
 # on its target (every workload still verified, measured, and able to veto a keep by regressing):
 # 1. 55 on ideas29's head, --focus 'b16_*' (tag ideas33);
-# 2. 56 on top of 55 where 55 was kept (56 is written on 55), --focus 'b1_*' (tag ideas34);
-# 3. the 128-byte-swizzle tile probe with 4 and 8 issuing warps, whole and in halves (the B=16 route's
+# 2. the 128-byte-swizzle tile probe with 4 and 8 issuing warps, whole and in halves (the B=16 route's
 #    question: does that tile, fed at the bulk copies' rate, beat the row path's 3.8 us?);
+# 3. 56 on top of 55 where 55 was kept (56 is written on 55), --focus 'b1_*' (tag ideas34);
 # 4. the issue's table at the head the runs leave.
 # Everything is packed into $OUT/calls.tar.gz (a call brings back at most eight files), again after each
 # part, so that a call cut short still brings back the parts before the cut.
@@ -32,6 +32,11 @@ continue_run() {  # TAG BUNDLE BASE IDEA FOCUS
 }
 continue_run ideas33 kernels/sparse_mla/results/ideas29.bundle autoresearch/sparse_mla-ideas29 \
   55-row-q-by-tensor-map 'b16_*'
+mkdir -p "$W/sw128"
+OUT=$W/sw128 timeout 120 bash scripts/device/wgmma_sw128_probe/run.sh > "$W/sw128/log.txt" 2>&1
+grep -E "^check|^time|spill" "$W/sw128/log.txt" | head -24
+date -u
+pack
 REF=autoresearch/sparse_mla-ideas29
 # A run's branch exists whether or not it kept anything; its bundle (only the commits after its base) only
 # where it kept something.
@@ -40,11 +45,6 @@ if [ -s "$W/run/ideas33.bundle" ]; then
   continue_run ideas34 "$W/run/ideas33.bundle" autoresearch/sparse_mla-ideas33 56-chunk-q-by-tensor-map 'b1_*'
   [ -s "$W/run/ideas34.bundle" ] && REF=autoresearch/sparse_mla-ideas34
 fi
-mkdir -p "$W/sw128"
-OUT=$W/sw128 timeout 120 bash scripts/device/wgmma_sw128_probe/run.sh > "$W/sw128/log.txt" 2>&1
-grep -E "^check|^time|spill" "$W/sw128/log.txt" | head -24
-date -u
-pack
 AUTORESEARCH=$AR REF=$REF OUT=$W/table timeout 120 bash scripts/device/sparse_mla_table/run.sh > "$W/table/log.txt" 2>&1
 tail -14 "$W/table/log.txt"
 date -u
