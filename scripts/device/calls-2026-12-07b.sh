@@ -30,13 +30,14 @@ continue_run() {  # TAG BUNDLE BASE IDEA FOCUS
   date -u
   pack
 }
-continue_run ideas33 kernels/sparse_mla/results/ideas29.bundle autoresearch/sparse_mla-ideas29 \
-  55-row-q-by-tensor-map 'b16_*'
+[ "${ONLY:-}" = probe ] || continue_run ideas33 kernels/sparse_mla/results/ideas29.bundle \
+  autoresearch/sparse_mla-ideas29 55-row-q-by-tensor-map 'b16_*'
 mkdir -p "$W/sw128"
 OUT=$W/sw128 timeout 120 bash scripts/device/wgmma_sw128_probe/run.sh > "$W/sw128/log.txt" 2>&1
 grep -E "^check|^time|spill" "$W/sw128/log.txt" | head -24
 date -u
 pack
+[ "${ONLY:-}" = probe ] && exit 0   # ONLY=probe: part 2 alone (about 100 s), for a call too short for run
 REF=autoresearch/sparse_mla-ideas29
 # A run's branch exists whether or not it kept anything; its bundle (only the commits after its base) only
 # where it kept something.
