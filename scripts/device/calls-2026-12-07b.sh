@@ -7,7 +7,9 @@
 # 2. the 128-byte-swizzle tile probe with 4 and 8 issuing warps, whole and in halves (the B=16 route's
 #    question: does that tile, fed at the bulk copies' rate, beat the row path's 3.8 us?);
 # 3. 56 on top of 55 where 55 was kept (56 is written on 55), --focus 'b1_*' (tag ideas34);
-# 4. the issue's table at the head the runs leave.
+# 4. the issue's table at the head the runs leave;
+# 5. where a B=1 and a B=16 block's time goes now (the phase probe's marks, by anchor lines, in the stack
+#    H+55+56), last measured on 2026-12-03 at ideas11's head.
 # Everything is packed into $OUT/calls.tar.gz (a call brings back at most eight files), again after each
 # part, so that a call cut short still brings back the parts before the cut.
 set -uo pipefail
@@ -48,5 +50,13 @@ if [ -s "$W/run/ideas33.bundle" ]; then
 fi
 AUTORESEARCH=$AR REF=$REF OUT=$W/table timeout 120 bash scripts/device/sparse_mla_table/run.sh > "$W/table/log.txt" 2>&1
 tail -14 "$W/table/log.txt"
+date -u
+pack
+H=1+2+3+5+8+11+13+18+26+32+33+38+16+40+41+50
+S=EXTRA_STAGES=0,GATHER_PREFETCH=0,HEADS_PER_BLOCK=64,KEYS_PER_TILE=64,KV_STAGES=2,LDMATRIX=1,PAIR_GATHER=0,PREFETCH_NEXT_TILE=0,PRODUCER_DEQUANT=1,PRODUCER_WARPS=1,QK_PIPELINE=0,QK_WGMMA=1,ROW_GATHER=1,SPLIT_WAVES=1,THREADS=256
+mkdir -p "$W/phases"
+REF="$H+55+56:$S" PROBE_PATCH=marks WORKLOADS=b1_32k,b16_32k OUT=$W/phases timeout 150 \
+  bash scripts/device/phase_probe/run.sh > "$W/phases/log.txt" 2>&1
+grep -A12 "^==" "$W/phases/phases.txt" | cut -c1-300 | head -40
 date -u
 pack

@@ -11,6 +11,12 @@
 #   REF="1+2+3+5+8+11+13:KEYS_PER_TILE=64,KV_STAGES=2,EXTRA_STAGES=0,PRODUCER_WARPS=1,PRODUCER_DEQUANT=1,ROW_GATHER=1,LDMATRIX=1,GATHER_PREFETCH=64,PREFETCH_NEXT_TILE=0" \
 #     WORKLOADS=b1_32k,h16_b1_8k,b16_32k bash scripts/device/phase_probe/run.sh
 #
+# PROBE_PATCH=marks puts phase_probe.patch's marks in by anchor lines instead (insert_marks.py), for the
+# stacks that patch no longer matches: ideas29's head and later (H+55+56 included), where the combine runs
+# beside the attention stage (programmatic launch) and marks its wait for it (dep_done). Its printf
+# arguments give the entry points a stack frame (8 bytes of spill in the row path's): the marks time a
+# build a little unlike the candidate's.
+#
 # PROBE_PATCH=phase_probe_rows.patch (for the stack 01..18+26+32+33, sparse_mla-ideas19's head; it applies to ideas17's) instead
 # times every tile of the row path: each block's math thread 0 waiting for its stage, the tile's
 # math and its S^T alone; each producer warp waiting for a free stage and issuing a tile
@@ -30,7 +36,11 @@ source scripts/ideas_package.sh
 work=$(mktemp -d)
 pkg=$work/sparse_mla
 ideas_stack "${REF%%:*}" "$pkg"
-(cd "$pkg" && patch -s -F0 -p3 < "$REPO/scripts/device/phase_probe/${PROBE_PATCH:-phase_probe.patch}")
+if [ "${PROBE_PATCH:-}" = marks ]; then   # the whole-block marks by anchor lines (insert_marks.py)
+  python3 "$REPO/scripts/device/phase_probe/insert_marks.py" "$pkg/kernel.cu"
+else
+  (cd "$pkg" && patch -s -F0 -p3 < "$REPO/scripts/device/phase_probe/${PROBE_PATCH:-phase_probe.patch}")
+fi
 cp "$REPO/scripts/device/phase_probe/tile_probe.h" "$pkg/"   # the tile probes' shared part
 mapfile -t defines < <(set_defines "${REF#*:}")
 PKG=$pkg bash tests/gpu/build_sparse_mla.sh harness "$work/harness" > "$work/build.log" 2>&1
