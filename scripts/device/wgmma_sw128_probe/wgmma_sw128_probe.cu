@@ -401,6 +401,15 @@ float time_launch(const CUtensorMap& qm, const CUtensorMap& km, const int* didx,
 // time ISSUERS MODE BLOCKS TILES: ISSUERS warps issue the boxes (4 or 8), MODE full | math | gather, BLOCKS blocks of TILES
 // tiles (132 x 64: the tile's steady rate; 128 x 8: b16_32k's blocks, start-up included).
 int time_tiles(int issuers, const std::string& mode, int blocks, int tiles) {
+  const int m = mode == "full" ? kFull : mode == "math" ? kMathOnly : mode == "gather" ? kGatherOnly : -1;
+  if (m < 0 || (issuers != 4 && issuers != 8)) {
+    std::fprintf(stderr, "time: ISSUERS is 4 or 8, MODE full, math or gather\n");
+    return 2;
+  }
+  if (blocks < 1 || tiles < 1) {
+    std::fprintf(stderr, "time: BLOCKS and TILES are positive\n");
+    return 2;
+  }
   std::mt19937 rng(11);
   // Each block its own token's 32k rows (as b128_32k: no row shared between blocks), TILES tiles of 64 indices.
   const size_t slots = static_cast<size_t>(blocks) * kContext;
@@ -423,11 +432,6 @@ int time_tiles(int issuers, const std::string& mode, int blocks, int tiles) {
   const size_t flush_bytes = size_t{256} << 20;
   CHECK(cudaMalloc(&flush, flush_bytes));
   float us = -1.f;
-  const int m = mode == "full" ? kFull : mode == "math" ? kMathOnly : mode == "gather" ? kGatherOnly : -1;
-  if (m < 0 || (issuers != 4 && issuers != 8)) {
-    std::fprintf(stderr, "time: ISSUERS is 4 or 8, MODE full, math or gather\n");
-    return 2;
-  }
   auto run = [&](auto issuers_c, auto mode_c) {
     us = time_launch<decltype(issuers_c)::value, decltype(mode_c)::value>(qm, km, didx, blocks, tiles, sink, flush, flush_bytes);
   };
