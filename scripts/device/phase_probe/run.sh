@@ -12,7 +12,8 @@
 #     WORKLOADS=b1_32k,h16_b1_8k,b16_32k bash scripts/device/phase_probe/run.sh
 #
 # PROBE_PATCH=marks puts phase_probe.patch's marks in by anchor lines instead (insert_marks.py), for the
-# stacks that patch no longer matches: ideas29's head and later (H+55+56 included), where the combine runs
+# stacks that patch no longer matches: ideas23's head and later (built on ideas23's and ideas29's heads, and on
+# ideas29's with 55 and with 55+56), where the combine runs
 # beside the attention stage (programmatic launch) and marks its wait for it (dep_done). Its printf
 # arguments give the entry points a stack frame (8 bytes of spill in the row path's): the marks time a
 # build a little unlike the candidate's.
