@@ -10,6 +10,9 @@
 # 4. the issue's table at the head the runs leave;
 # 5. where a B=1 and a B=16 block's time goes now (the phase probe's marks, by anchor lines, in the stack
 #    H+55+56), last measured on 2026-12-03 at ideas11's head.
+# PARTS (default "1 2 3 4 5") picks the parts to run, so that a short call can take a few of them; part 3
+# and part 4 start from the newest run head that the runs of this call or an earlier one's bundle left
+# (RUN_BUNDLE: an ideas33.bundle brought back by an earlier call).
 # Everything is packed into $OUT/calls.tar.gz (a call brings back at most eight files), again after each
 # part, so that a call cut short still brings back the parts before the cut.
 set -uo pipefail
@@ -32,26 +35,37 @@ continue_run() {  # TAG BUNDLE BASE IDEA FOCUS
   date -u
   pack
 }
-[ "${ONLY:-}" = probe ] || continue_run ideas33 kernels/sparse_mla/results/ideas29.bundle \
+PARTS=" ${PARTS:-1 2 3 4 5} "
+[ "${ONLY:-}" = probe ] && PARTS=" 2 "   # the older spelling of PARTS=2
+part() { [[ $PARTS == *" $1 "* ]]; }
+if [ -n "${RUN_BUNDLE:-}" ] && [ -s "$RUN_BUNDLE" ]; then
+  cp "$RUN_BUNDLE" "$W/run/ideas33.bundle"
+  git fetch -q "$RUN_BUNDLE" autoresearch/sparse_mla-ideas33:autoresearch/sparse_mla-ideas33
+fi
+part 1 && continue_run ideas33 kernels/sparse_mla/results/ideas29.bundle \
   autoresearch/sparse_mla-ideas29 55-row-q-by-tensor-map 'b16_*'
-mkdir -p "$W/sw128"
-OUT=$W/sw128 timeout 120 bash scripts/device/wgmma_sw128_probe/run.sh > "$W/sw128/log.txt" 2>&1
-grep -E "^check|^time|spill" "$W/sw128/log.txt" | head -24
-date -u
-pack
-[ "${ONLY:-}" = probe ] && exit 0   # ONLY=probe: part 2 alone (about 100 s), for a call too short for run
+if part 2; then
+  mkdir -p "$W/sw128"
+  OUT=$W/sw128 timeout 120 bash scripts/device/wgmma_sw128_probe/run.sh > "$W/sw128/log.txt" 2>&1
+  grep -E "^check|^time|spill" "$W/sw128/log.txt" | head -24
+  date -u
+  pack
+fi
 REF=autoresearch/sparse_mla-ideas29
 # A run's branch exists whether or not it kept anything; its bundle (only the commits after its base) only
 # where it kept something.
 if [ -s "$W/run/ideas33.bundle" ]; then
   REF=autoresearch/sparse_mla-ideas33
-  continue_run ideas34 "$W/run/ideas33.bundle" autoresearch/sparse_mla-ideas33 56-chunk-q-by-tensor-map 'b1_*'
+  part 3 && continue_run ideas34 "$W/run/ideas33.bundle" autoresearch/sparse_mla-ideas33 56-chunk-q-by-tensor-map 'b1_*'
   [ -s "$W/run/ideas34.bundle" ] && REF=autoresearch/sparse_mla-ideas34
 fi
-AUTORESEARCH=$AR REF=$REF OUT=$W/table timeout 120 bash scripts/device/sparse_mla_table/run.sh > "$W/table/log.txt" 2>&1
-tail -14 "$W/table/log.txt"
-date -u
-pack
+if part 4; then
+  AUTORESEARCH=$AR REF=$REF OUT=$W/table timeout 120 bash scripts/device/sparse_mla_table/run.sh > "$W/table/log.txt" 2>&1
+  tail -14 "$W/table/log.txt"
+  date -u
+  pack
+fi
+part 5 || exit 0
 H=1+2+3+5+8+11+13+18+26+32+33+38+16+40+41+50
 S=EXTRA_STAGES=0,GATHER_PREFETCH=0,HEADS_PER_BLOCK=64,KEYS_PER_TILE=64,KV_STAGES=2,LDMATRIX=1,PAIR_GATHER=0,PREFETCH_NEXT_TILE=0,PRODUCER_DEQUANT=1,PRODUCER_WARPS=1,QK_PIPELINE=0,QK_WGMMA=1,ROW_GATHER=1,SPLIT_WAVES=1,THREADS=256
 mkdir -p "$W/phases"
