@@ -38,9 +38,11 @@ continue_run() {  # TAG BUNDLE BASE IDEA FOCUS
 PARTS=" ${PARTS:-1 2 3 4 5} "
 [ "${ONLY:-}" = probe ] && PARTS=" 2 "   # the older spelling of PARTS=2
 part() { [[ $PARTS == *" $1 "* ]]; }
-if [ -n "${RUN_BUNDLE:-}" ] && [ -s "$RUN_BUNDLE" ]; then
+if [ -n "${RUN_BUNDLE:-}" ]; then
+  [ -s "$RUN_BUNDLE" ] || { echo "RUN_BUNDLE: no bundle at $RUN_BUNDLE (carry it)" >&2; exit 2; }
   cp "$RUN_BUNDLE" "$W/run/ideas33.bundle"
-  git fetch -q "$RUN_BUNDLE" autoresearch/sparse_mla-ideas33:autoresearch/sparse_mla-ideas33
+  git fetch -q "$RUN_BUNDLE" autoresearch/sparse_mla-ideas33:autoresearch/sparse_mla-ideas33 ||
+    { echo "RUN_BUNDLE: could not fetch autoresearch/sparse_mla-ideas33 from $RUN_BUNDLE" >&2; exit 2; }
 fi
 part 1 && continue_run ideas33 kernels/sparse_mla/results/ideas29.bundle \
   autoresearch/sparse_mla-ideas29 55-row-q-by-tensor-map 'b16_*'
