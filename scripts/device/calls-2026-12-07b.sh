@@ -41,6 +41,9 @@ part() { [[ $PARTS == *" $1 "* ]]; }
 if [ -n "${RUN_BUNDLE:-}" ]; then
   [ -s "$RUN_BUNDLE" ] || { echo "RUN_BUNDLE: no bundle at $RUN_BUNDLE (carry it)" >&2; exit 2; }
   cp "$RUN_BUNDLE" "$W/run/ideas33.bundle"
+  # On a machine still warm from the earlier call the branch is already here (and checked out in its
+  # run's worktree, which git refuses to fetch into).
+  git rev-parse -q --verify autoresearch/sparse_mla-ideas33 >/dev/null ||
   git fetch -q "$RUN_BUNDLE" autoresearch/sparse_mla-ideas33:autoresearch/sparse_mla-ideas33 ||
     { echo "RUN_BUNDLE: could not fetch autoresearch/sparse_mla-ideas33 from $RUN_BUNDLE" >&2; exit 2; }
 fi
