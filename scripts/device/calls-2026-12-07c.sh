@@ -5,8 +5,10 @@
 # 2. where a block's first tile goes (the phase probe's marks, now with the scores' end inside the chunk-major
 #    path's one scoring warpgroup, and the row path's first two tiles split into S^T, P^T and P V), on the
 #    newest stack (H+55+56, and 57 where part 1 kept it), b1_32k and b16_32k;
-# 3. the issue's table at the newest head, where part 1 kept 57.
-# PARTS (default "1 2 3") picks the parts. Everything is packed into $OUT/calls.tar.gz after each part.
+# 3. the 128-byte-swizzle tile probe with block pairs that gather the same rows, as b16_32k's two head groups of a
+#    token do (SET=pairs), against blocks with rows of their own: does B=16's real pattern feed that tile faster?
+# 4. the issue's table at the newest head, where part 1 kept 57.
+# PARTS (default "1 2 3 4") picks the parts. Everything is packed into $OUT/calls.tar.gz after each part.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 for N in 17 19 20 21 22 23 29 33 34; do
@@ -20,7 +22,7 @@ mkdir -p "$W/run" "$W/table" "$W/phases"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
 date -u
 pack() { tar -C "$W" -czf "$O/calls.tar.gz.part" . && mv "$O/calls.tar.gz.part" "$O/calls.tar.gz"; }
-PARTS=" ${PARTS:-1 2 3} "
+PARTS=" ${PARTS:-1 2 3 4} "
 part() { [[ $PARTS == *" $1 "* ]]; }
 if part 1; then
   BUNDLE=kernels/sparse_mla/results/ideas34.bundle BASE=autoresearch/sparse_mla-ideas34 TAG=ideas35 \
@@ -45,7 +47,14 @@ if part 2; then
   date -u
   pack
 fi
-if part 3 && [ "$REF" = autoresearch/sparse_mla-ideas35 ]; then
+if part 3; then
+  mkdir -p "$W/sw128"
+  SET=pairs OUT=$W/sw128 timeout 120 bash scripts/device/wgmma_sw128_probe/run.sh > "$W/sw128/log.txt" 2>&1
+  grep -E "^check|^time" "$W/sw128/log.txt" | head -12
+  date -u
+  pack
+fi
+if part 4 && [ "$REF" = autoresearch/sparse_mla-ideas35 ]; then
   AUTORESEARCH=$AR REF=$REF OUT=$W/table timeout 120 bash scripts/device/sparse_mla_table/run.sh > "$W/table/log.txt" 2>&1
   tail -14 "$W/table/log.txt"
   date -u

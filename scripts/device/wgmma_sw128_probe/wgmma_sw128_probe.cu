@@ -398,9 +398,11 @@ float time_launch(const CUtensorMap& qm, const CUtensorMap& km, const int* didx,
   return ms[ms.size() / 2] * 1000.f;
 }
 
-// time ISSUERS MODE BLOCKS TILES: ISSUERS warps issue the boxes (4 or 8), MODE full | math | gather, BLOCKS blocks of TILES
-// tiles (132 x 64: the tile's steady rate; 128 x 8: b16_32k's blocks, start-up included).
-int time_tiles(int issuers, const std::string& mode, int blocks, int tiles) {
+// time ISSUERS MODE BLOCKS TILES [ROWS]: ISSUERS warps issue the boxes (4 or 8), MODE full | math | gather, BLOCKS
+// blocks of TILES tiles (132 x 64: the tile's steady rate; 128 x 8: b16_32k's blocks, start-up included). ROWS own
+// (the default): each block gathers rows of its own, b128_32k's pattern; pairs: blocks 2k and 2k + 1 gather the
+// same rows in the same order, as b16_32k's two 64-head blocks of a token do (the second's reads may hit L2).
+int time_tiles(int issuers, const std::string& mode, int blocks, int tiles, const std::string& rows) {
   const int m = mode == "full" ? kFull : mode == "math" ? kMathOnly : mode == "gather" ? kGatherOnly : -1;
   if (m < 0 || (issuers != 4 && issuers != 8)) {
     std::fprintf(stderr, "time: ISSUERS is 4 or 8, MODE full, math or gather\n");
@@ -410,6 +412,11 @@ int time_tiles(int issuers, const std::string& mode, int blocks, int tiles) {
     std::fprintf(stderr, "time: BLOCKS and TILES are positive\n");
     return 2;
   }
+  if (rows != "own" && rows != "pairs") {
+    std::fprintf(stderr, "time: ROWS is own or pairs\n");
+    return 2;
+  }
+  const int share = rows == "pairs" ? 2 : 1;   // blocks that gather one token's rows
   std::mt19937 rng(11);
   // Each block its own token's 32k rows (as b128_32k: no row shared between blocks), TILES tiles of 64 indices.
   const size_t slots = static_cast<size_t>(blocks) * kContext;
@@ -423,7 +430,9 @@ int time_tiles(int issuers, const std::string& mode, int blocks, int tiles) {
   std::vector<int> idx(static_cast<size_t>(blocks) * tiles * kTileRows);
   for (int b = 0; b < blocks; ++b)
     for (int i = 0; i < tiles * kTileRows; ++i)
-      idx[static_cast<size_t>(b) * tiles * kTileRows + i] = static_cast<int>(b * kContext + rng() % kContext);
+      idx[static_cast<size_t>(b) * tiles * kTileRows + i] =
+          b % share ? idx[static_cast<size_t>(b - 1) * tiles * kTileRows + i]
+                    : static_cast<int>(b * kContext + rng() % kContext);
   CHECK(cudaMalloc(&didx, idx.size() * 4));
   CHECK(cudaMemcpy(didx, idx.data(), idx.size() * 4, cudaMemcpyHostToDevice));
   CHECK(cudaMalloc(&sink, static_cast<size_t>(blocks) * 256 * 4));
@@ -450,9 +459,10 @@ int time_tiles(int issuers, const std::string& mode, int blocks, int tiles) {
     if (m == kGatherOnly) run(I8{}, MG{});
   }
   const double flop = 2.0 * blocks * tiles * kTileRows * kTileRows * (kDim + kDimV);
-  std::printf("time: %d issuing warps, %-6s %3d blocks x %2d tiles of 64 gathered rows, 64 heads: median %7.1f us, "
+  std::printf("time: %d issuing warps, %-6s %3d blocks x %2d tiles of 64 gathered rows, 64 heads%s: median %7.1f us, "
               "%.3f us per tile per SM, %.0f TFLOP/s of the math's work\n",
-              issuers, mode.c_str(), blocks, tiles, us, us / tiles, flop / us * 1e-6);
+              issuers, mode.c_str(), blocks, tiles, share > 1 ? ", rows shared by block pairs" : "", us, us / tiles,
+              flop / us * 1e-6);
   CHECK(cudaFree(dq));
   CHECK(cudaFree(dkv));
   CHECK(cudaFree(didx));
@@ -470,7 +480,8 @@ int main(int argc, char** argv) {
   if (part == "check-swapped") return check(1);
   if (part == "time")
     return time_tiles(argc > 2 ? std::atoi(argv[2]) : 4, argc > 3 ? argv[3] : "full", argc > 4 ? std::atoi(argv[4]) : kBlocks,
-                      argc > 5 ? std::atoi(argv[5]) : kTilesPerBlock);
-  std::fprintf(stderr, "usage: %s check | check-swapped | time [ISSUERS 4|8] [MODE full|math|gather] [BLOCKS] [TILES]\n", argv[0]);
+                      argc > 5 ? std::atoi(argv[5]) : kTilesPerBlock, argc > 6 ? argv[6] : "own");
+  std::fprintf(stderr, "usage: %s check | check-swapped | time [ISSUERS 4|8] [MODE full|math|gather] [BLOCKS] [TILES] [ROWS own|pairs]\n",
+               argv[0]);
   return 2;
 }
