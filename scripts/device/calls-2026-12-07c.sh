@@ -7,7 +7,7 @@
 #    newest stack (H+55+56, and 57 where part 1 kept it), b1_32k and b16_32k;
 # 3. the 128-byte-swizzle tile probe with block pairs that gather the same rows, as b16_32k's two head groups of a
 #    token do (SET=pairs), against blocks with rows of their own: does B=16's real pattern feed that tile faster?
-# 4. the issue's table at the newest head, where part 1 kept 57.
+# 4. the issue's table at the newest head (ideas35 where part 1 kept 57, else ideas34).
 # PARTS (default "1 2 3 4") picks the parts. Everything is packed into $OUT/calls.tar.gz after each part.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
@@ -54,7 +54,7 @@ if part 3; then
   date -u
   pack
 fi
-if part 4 && [ "$REF" = autoresearch/sparse_mla-ideas35 ]; then
+if part 4; then
   AUTORESEARCH=$AR REF=$REF OUT=$W/table timeout 120 bash scripts/device/sparse_mla_table/run.sh > "$W/table/log.txt" 2>&1
   tail -14 "$W/table/log.txt"
   date -u
