@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 9's results table on the GPU machine: `bench --json` of the plain start
-# (kernels/sparse_mla in this tree) and of the kernel at REF (a kept commit,
+# (kernels/sparse_mla in this tree, benched from a copy) and of the kernel at REF (a kept commit,
 # e.g. a run branch's head), in one session, then scripts/sparse_mla_table.py.
 # bench verifies each on every workload before it times them. Output under $OUT.
 #
@@ -25,9 +25,13 @@ else                           # a commit: its kernels/sparse_mla, tunables incl
   mkdir -p "$work/best" && git archive "$REF" kernels/sparse_mla | tar -x -C "$work/best" --strip-components=1
 fi
 rm -rf "$work/best/sparse_mla/results"
+# The plain start from a copy too: benched in place, the guard compares the package with the checkout's commit,
+# and on the GPU machine the copied tree can be ahead of the commit its git has (new result files under
+# kernels/sparse_mla/results made the start's bench refuse to run on 2026-12-07).
+mkdir -p "$work/start" && cp -r kernels/sparse_mla "$work/start/" && rm -rf "$work/start/sparse_mla/results"
 { date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader; echo "REF=$REF ${args[*]}"; } \
   | tee "$OUT_DIR/table.txt"
-"$AR" bench --kernel sparse_mla --workloads "$WORKLOADS" --min-seconds 0.3 --json > "$OUT_DIR/start.json"
+"$AR" bench --kernel "$work/start/sparse_mla" --workloads "$WORKLOADS" --min-seconds 0.3 --json > "$OUT_DIR/start.json"
 "$AR" bench --kernel "$work/best/sparse_mla" "${args[@]}" --workloads "$WORKLOADS" --min-seconds 0.3 --json \
   > "$OUT_DIR/best.json"
 python3 scripts/sparse_mla_table.py "$OUT_DIR/best.json" "$OUT_DIR/start.json" | tee -a "$OUT_DIR/table.txt"
