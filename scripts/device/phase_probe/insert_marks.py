@@ -86,7 +86,7 @@ MARKS = [
     ("attend", "mbar_wait(full + st, (j / stages) & 1);", 1, "after", 'if (j == 0) PROBE("tile0_landed");'),
     ("qk_softmax_one_wg", "wgmma_wait_all();", 1, "after", 'if (j == 0) PROBE("tile0_scores");'),
     ("attend", "qk_softmax_one_wg(", 1, "after", 'if (j == 0) PROBE("tile0_softmax");'),
-    ("attend", "pv_wgmma(o, Ps, Ks, s_alpha, warp, g);   // waits", 1, "after", 'if (j == 0) PROBE("tile0_pv");'),
+    ("attend", "pv_wgmma(o, Ps, Ks, s_alpha, warp, g", 1, "after", 'if (j == 0) PROBE("tile0_pv");'),
     ("attend", "math_sync();   // the math threads only: the producer warps have left", 1, "before",
      'PROBE("tiles_done");'),
     ("attend", "math_sync();   // the math threads only: the producer warps have left", 1, "after", 'PROBE("epilogue");'),
