@@ -1,6 +1,7 @@
 """Each function's wgmma sequence in a cuobjdump -sass listing, one letter an instruction of interest:
 H an HGMMA that does not wait, G one with the group scoreboard (gsb0: the chain's end, or a wait after each
-wgmma when every one has it), A WARPGROUP.ARRIVE, D WARPGROUP.DEPBAR (a wait for groups in flight), L an
+wgmma when every one has it), A WARPGROUP.ARRIVE, D a WARPGROUP.DEPBAR that waits for every group in flight
+(.LE gsb0, 0x0), d one that leaves some in flight (.LE gsb0, 0x1 or more), L an
 LDSM (ldmatrix), B a BAR (block or named barrier); '.' stands for 1-15 other instructions between two of
 those, ':' for 16 or more. Only functions with an HGMMA are printed."""
 import re
@@ -13,7 +14,7 @@ def flush():
     if func and counts.get("H", 0) + counts.get("G", 0) > 0:
         text = "".join(seq)
         print(f"{func}: HGMMA {counts.get('H', 0) + counts.get('G', 0)} (with gsb0 {counts.get('G', 0)}), "
-              f"DEPBAR {counts.get('D', 0)}, ARRIVE {counts.get('A', 0)}, LDSM {counts.get('L', 0)}")
+              f"DEPBAR {counts.get('D', 0)} (leaving groups in flight {counts.get('d', 0)}), ARRIVE {counts.get('A', 0)}, LDSM {counts.get('L', 0)}")
         for i in range(0, len(text), 120):
             print("  " + text[i:i + 120])
 
@@ -34,7 +35,7 @@ for line in open(sys.argv[1], errors="replace"):
     elif op.startswith("WARPGROUP.ARRIVE"):
         letter = "A"
     elif op.startswith("WARPGROUP.DEPBAR"):
-        letter = "D"
+        letter = "D" if re.search(r"gsb0,\s*0x0\b", rest) else "d"
     elif op.startswith("LDSM"):
         letter = "L"
     elif op.startswith("BAR"):
