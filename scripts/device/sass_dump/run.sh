@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The SASS of sparse_mla's tile math beside the probes' (RESULTS.md, 2026-12-07 evening: in the kernel S takes
-# about 104 clocks a wgmma k-step on both paths, in the rate probe 15-20): whether ptxas keeps each chain of
-# wgmmas in flight (one group scoreboard wait, gsb0, at its end) or waits after each. Builds the stack REF's cubin
+# The SASS of sparse_mla's tile math beside the probes' (RESULTS.md, 2026-12-07 evening: in the kernel S ran at
+# about 104 clocks a wgmma k-step on both paths): whether ptxas keeps each chain of wgmmas in flight (one group
+# scoreboard wait, gsb0, at its end) or waits after each (on 2026-12-07 it kept the chunk-major path's 36 in one
+# group, and the row path's groups of 2 with one in flight). Builds the stack REF's cubin
 # and the two probes' on the GPU machine, dumps their SASS (cuobjdump) and summarises each function's wgmma
 # sequence (summarise.py). Output under $OUT.
 #   REF="1+2+...+56:SETS" bash scripts/device/sass_dump/run.sh

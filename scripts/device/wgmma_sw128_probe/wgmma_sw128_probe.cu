@@ -17,7 +17,8 @@
 //           256 value columns each. Prints µs per tile per SM, beside the kernel's 2.7 (chunk-major) and
 //           3.8 (row path) of 2026-12-04. `time ISSUERS MODE BLOCKS TILES` also times the two halves apart (MODE
 //           math: no copies; gather: no math) and b16_32k's shape (128 blocks of 8 tiles, start-up included):
-//           whether this tile's form, fed at the bulk copies' rate, is faster than the row path's 3.8 µs.
+//           whether this tile's form, fed at the bulk copies' rate, is faster than the row path's 3.8 µs. A sixth
+//           argument, pairs, has blocks 2k and 2k + 1 gather the same rows (b16_32k's two head groups of a token).
 //
 //   bash scripts/device/wgmma_sw128_probe/run.sh   (builds it, runs check then time, one process each)
 #include <cuda.h>
@@ -418,7 +419,8 @@ int time_tiles(int issuers, const std::string& mode, int blocks, int tiles, cons
   }
   const int share = rows == "pairs" ? 2 : 1;   // blocks that gather one token's rows
   std::mt19937 rng(11);
-  // Each block its own token's 32k rows (as b128_32k: no row shared between blocks), TILES tiles of 64 indices.
+  // Each block (or block pair, ROWS pairs) its own token's 32k rows, TILES tiles of 64 indices: with ROWS own no
+  // row is shared between blocks (b128_32k), with pairs the second block of a pair repeats the first's indices.
   const size_t slots = static_cast<size_t>(blocks) * kContext;
   __nv_bfloat16 *dq, *dkv;
   int* didx;
