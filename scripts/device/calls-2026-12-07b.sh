@@ -17,27 +17,11 @@
 # part, so that a call cut short still brings back the parts before the cut.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
-for N in 17 19 20 21 22 23 29; do
-  git fetch -q kernels/sparse_mla/results/ideas$N.bundle autoresearch/sparse_mla-ideas$N:autoresearch/sparse_mla-ideas$N
-done
-AR=$(realpath .carry/autoresearch)
-O=${OUT:?}
-W=$(mktemp -d /tmp/calls.XXXXXX)
-mkdir -p "$W/run" "$W/table"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
-date -u
-pack() { tar -C "$W" -czf "$O/calls.tar.gz.part" . && mv "$O/calls.tar.gz.part" "$O/calls.tar.gz"; }
-continue_run() {  # TAG BUNDLE BASE IDEA FOCUS
-  BUNDLE=$2 BASE=$3 TAG=$1 IDEAS=$4 FOCUS=$5 TUNE_EACH=0 AUTORESEARCH=$AR \
-    EXTRA_ARGS="--max-hours 0.05 --seed 7" OUT=$W/run timeout 200 bash scripts/device/ideas_continue/run.sh \
-    > "$W/run/$1.out.txt" 2>&1
-  grep -v '^\[#' "$W/run/$1.out.txt" | grep -E '^#|^stopped|^could not|^no bundle|error' | cut -c1-400
-  date -u
-  pack
-}
-PARTS=" ${PARTS:-1 2 3 4 5} "
+source scripts/device/calls_common.sh
+fetch_runs 17 19 20 21 22 23 29
+calls_start run table
+calls_parts "1 2 3 4 5"
 [ "${ONLY:-}" = probe ] && PARTS=" 2 "   # the older spelling of PARTS=2
-part() { [[ $PARTS == *" $1 "* ]]; }
 if [ -n "${RUN_BUNDLE:-}" ]; then
   [ -s "$RUN_BUNDLE" ] || { echo "RUN_BUNDLE: no bundle at $RUN_BUNDLE (carry it)" >&2; exit 2; }
   cp "$RUN_BUNDLE" "$W/run/ideas33.bundle"
@@ -47,7 +31,7 @@ if [ -n "${RUN_BUNDLE:-}" ]; then
   git fetch -q "$RUN_BUNDLE" autoresearch/sparse_mla-ideas33:autoresearch/sparse_mla-ideas33 ||
     { echo "RUN_BUNDLE: could not fetch autoresearch/sparse_mla-ideas33 from $RUN_BUNDLE" >&2; exit 2; }
 fi
-part 1 && continue_run ideas33 kernels/sparse_mla/results/ideas29.bundle \
+part 1 && judge_idea ideas33 kernels/sparse_mla/results/ideas29.bundle \
   autoresearch/sparse_mla-ideas29 55-row-q-by-tensor-map 'b16_*'
 if part 2; then
   mkdir -p "$W/sw128"
@@ -61,21 +45,8 @@ REF=autoresearch/sparse_mla-ideas29
 # where it kept something.
 if [ -s "$W/run/ideas33.bundle" ]; then
   REF=autoresearch/sparse_mla-ideas33
-  part 3 && continue_run ideas34 "$W/run/ideas33.bundle" autoresearch/sparse_mla-ideas33 56-chunk-q-by-tensor-map 'b1_*'
+  part 3 && judge_idea ideas34 "$W/run/ideas33.bundle" autoresearch/sparse_mla-ideas33 56-chunk-q-by-tensor-map 'b1_*'
   [ -s "$W/run/ideas34.bundle" ] && REF=autoresearch/sparse_mla-ideas34
 fi
-if part 4; then
-  AUTORESEARCH=$AR REF=$REF OUT=$W/table timeout 120 bash scripts/device/sparse_mla_table/run.sh > "$W/table/log.txt" 2>&1
-  tail -14 "$W/table/log.txt"
-  date -u
-  pack
-fi
-part 5 || exit 0
-H=1+2+3+5+8+11+13+18+26+32+33+38+16+40+41+50
-S=EXTRA_STAGES=0,GATHER_PREFETCH=0,HEADS_PER_BLOCK=64,KEYS_PER_TILE=64,KV_STAGES=2,LDMATRIX=1,PAIR_GATHER=0,PREFETCH_NEXT_TILE=0,PRODUCER_DEQUANT=1,PRODUCER_WARPS=1,QK_PIPELINE=0,QK_WGMMA=1,ROW_GATHER=1,SPLIT_WAVES=1,THREADS=256
-mkdir -p "$W/phases"
-REF="$H+55+56:$S" PROBE_PATCH=marks WORKLOADS=b1_32k,b16_32k OUT=$W/phases timeout 150 \
-  bash scripts/device/phase_probe/run.sh > "$W/phases/log.txt" 2>&1
-grep -A12 "^==" "$W/phases/phases.txt" | cut -c1-300 | head -40
-date -u
-pack
+part 4 && table_at "$REF" 120
+if part 5; then marks_of "$H+55+56:$S" b1_32k,b16_32k; fi

@@ -3,10 +3,8 @@
 # targets are set: fetches the chain of bundles, then scripts/device/sparse_mla_table/run.sh into $OUT/table.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
-for N in 17 19 20 21 22 23 29 33 34 36; do
-  git rev-parse -q --verify autoresearch/sparse_mla-ideas$N > /dev/null ||
-    git fetch -q kernels/sparse_mla/results/ideas$N.bundle autoresearch/sparse_mla-ideas$N:autoresearch/sparse_mla-ideas$N
-done
+source scripts/device/calls_common.sh
+fetch_runs 17 19 20 21 22 23 29 33 34 36
 mkdir -p "${OUT:?}/table"
 AUTORESEARCH=$(realpath .carry/autoresearch) REF=autoresearch/sparse_mla-ideas36 OUT=$OUT/table timeout 200 \
   bash scripts/device/sparse_mla_table/run.sh > "$OUT/table/log.txt" 2>&1
