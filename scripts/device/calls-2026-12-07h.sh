@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Prepared 2026-12-07 (night): idea 60 (the chunk-major path's BF16 key tiles by tensor-map boxes, in the 128-byte
+# swizzle that 58 writes by hand) and 61 (B=16's launches on that path, now that its tile's math is faster).
+# 1. `run` from ideas36's head proposing 60, then 61, --focus 'b1[_6]*' (b1_* and b16_*: the two unmet targets),
+#    tag ideas37 (about 5 minutes);
+# 2. a screen at B=1, 16, 64 and 128 (bench verifies each on them first): the kept stack (the row path for B >= 16),
+#    the stack with 60 and ROW_GATHER=0 (every BF16 launch on the chunk-major path, so on 60's boxes), and the
+#    same with four producer warps (about 4 minutes);
+# 3. idea 59 (FP8's tiles in the same swizzle) from the newest head, --focus 'fp8_*', tag ideas38;
+# 4. the issue's table at the newest head.
+# PARTS (default "1") picks the parts; everything is packed into $OUT/calls.tar.gz after each part. A later call on
+# a machine still warm has the earlier parts' branches; on a fresh one, carry the bundles the earlier call brought
+# back as .carry/ideas37.bundle (and .carry/ideas38.bundle).
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
+source scripts/device/calls_common.sh
+fetch_runs 17 19 20 21 22 23 29 33 34 36
+calls_start run table screen
+calls_parts "1"
+for n in 37 38; do   # a bundle an earlier call brought back
+  b=.carry/ideas$n.bundle
+  if [ -s "$b" ] && ! git rev-parse -q --verify "autoresearch/sparse_mla-ideas$n" > /dev/null; then
+    git fetch -q "$b" "autoresearch/sparse_mla-ideas$n:autoresearch/sparse_mla-ideas$n"
+  fi
+done
+bundle_of() { if [ -s "$W/run/$1.bundle" ]; then echo "$W/run/$1.bundle"; else echo ".carry/$1.bundle"; fi; }
+REF=autoresearch/sparse_mla-ideas36
+if part 1; then
+  mkdir -p "$W/run"
+  BUNDLE=kernels/sparse_mla/results/ideas36.bundle BASE=$REF TAG=ideas37 \
+    IDEAS="60-chunk-tile-by-boxes 61-b16-on-chunk-major-path" FOCUS='b1[_6]*' TUNE_EACH=0 AUTORESEARCH=$AR \
+    EXTRA_ARGS="--max-hours 0.08 --seed 7" OUT=$W/run timeout 330 bash scripts/device/ideas_continue/run.sh \
+    > "$W/run/ideas37.out.txt" 2>&1
+  grep -v '^\[#' "$W/run/ideas37.out.txt" | grep -E '^#|^stopped|^could not|^no bundle|error|FAIL|wrong' | cut -c1-600
+  date -u
+  pack
+fi
+BUNDLE=kernels/sparse_mla/results/ideas36.bundle
+if [ -s "$(bundle_of ideas37)" ]; then   # the run of part 1 kept something
+  REF=autoresearch/sparse_mla-ideas37 BUNDLE=$(bundle_of ideas37)
+fi
+if part 2; then
+  STACK=$H+55+56+58
+  SETS=${S/,PRODUCER_WARPS=1/}
+  SETS=${SETS/,ROW_GATHER=1/}
+  PROBE=0 BENCH_ARGS="--workloads b1_32k,b16_32k,b64_32k,b128_32k" AUTORESEARCH=$AR OUT=$W/screen timeout 260 \
+    bash scripts/ideas_bench.sh "$STACK:$SETS,ROW_GATHER=1,PRODUCER_WARPS=1" \
+    "$STACK+60:$SETS,ROW_GATHER=0,PRODUCER_WARPS=1" "$STACK+60:$SETS,ROW_GATHER=0,PRODUCER_WARPS=4" \
+    > "$W/screen/log.txt" 2>&1
+  grep -E '^==|b1_32k|b16_32k|b64_32k|b128_32k|error|FAIL|wrong|mismatch' "$W/screen/log.txt" | cut -c1-200
+  date -u
+  pack
+fi
+if part 3; then
+  judge_idea ideas38 "$BUNDLE" "$REF" 59-fp8-tile-swizzled 'fp8_*'
+  [ -s "$W/run/ideas38.bundle" ] && git fetch -q "$W/run/ideas38.bundle" "autoresearch/sparse_mla-ideas38:autoresearch/sparse_mla-ideas38"
+fi
+[ -s "$(bundle_of ideas38)" ] && REF=autoresearch/sparse_mla-ideas38
+if part 4; then table_at "$REF" 200; fi
