@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
-# Prepared 2026-12-07 (night): idea 60 (the chunk-major path's BF16 key tiles by tensor-map boxes, in the 128-byte
-# swizzle that 58 writes by hand) and 61 (B=16's launches on that path, now that its tile's math is faster).
-# 1. `run` from ideas36's head proposing 60, then 61, --focus 'b1[_6]*' (b1_* and b16_*: the two unmet targets),
-#    tag ideas37 (about 5 minutes);
+# Prepared 2026-12-07 (night): idea 60 (B=16 on the chunk-major path, its key tiles by tensor-map boxes from eight
+# warps into the 128-byte swizzle that 58 writes by hand).
+# 1. `run` from ideas36's head proposing 60, --focus 'b16_*', tag ideas37 (about 4 minutes);
 # 2. a screen at B=1, 16, 64 and 128 (bench verifies each on them first): the kept stack (the row path for B >= 16),
-#    the stack with 60 and ROW_GATHER=0 (every BF16 launch on the chunk-major path, so on 60's boxes), and the
-#    same with four producer warps (about 4 minutes);
+#    the stack with 60 (B=16 by boxes), and with 60 and ROW_GATHER=0 (every BF16 launch of more than one tile by
+#    boxes: B=64 and 128 too) (about 4 minutes);
 # 3. idea 59 (FP8's tiles in the same swizzle) from the newest head, --focus 'fp8_*', tag ideas38;
 # 4. the issue's table at the newest head.
 # PARTS (default "1") picks the parts; everything is packed into $OUT/calls.tar.gz after each part. A later call on
@@ -28,8 +27,8 @@ REF=autoresearch/sparse_mla-ideas36
 if part 1; then
   mkdir -p "$W/run"
   BUNDLE=kernels/sparse_mla/results/ideas36.bundle BASE=$REF TAG=ideas37 \
-    IDEAS="60-chunk-tile-by-boxes 61-b16-on-chunk-major-path" FOCUS='b1[_6]*' TUNE_EACH=0 AUTORESEARCH=$AR \
-    EXTRA_ARGS="--max-hours 0.08 --seed 7" OUT=$W/run timeout 330 bash scripts/device/ideas_continue/run.sh \
+    IDEAS="60-chunk-tile-by-boxes" FOCUS='b16_*' TUNE_EACH=0 AUTORESEARCH=$AR \
+    EXTRA_ARGS="--max-hours 0.06 --seed 7" OUT=$W/run timeout 260 bash scripts/device/ideas_continue/run.sh \
     > "$W/run/ideas37.out.txt" 2>&1
   grep -v '^\[#' "$W/run/ideas37.out.txt" | grep -E '^#|^stopped|^could not|^no bundle|error|FAIL|wrong' | cut -c1-600
   date -u
@@ -45,7 +44,7 @@ if part 2; then
   SETS=${SETS/,ROW_GATHER=1/}
   PROBE=0 BENCH_ARGS="--workloads b1_32k,b16_32k,b64_32k,b128_32k" AUTORESEARCH=$AR OUT=$W/screen timeout 260 \
     bash scripts/ideas_bench.sh "$STACK:$SETS,ROW_GATHER=1,PRODUCER_WARPS=1" \
-    "$STACK+60:$SETS,ROW_GATHER=0,PRODUCER_WARPS=1" "$STACK+60:$SETS,ROW_GATHER=0,PRODUCER_WARPS=4" \
+    "$STACK+60:$SETS,ROW_GATHER=1,PRODUCER_WARPS=1" "$STACK+60:$SETS,ROW_GATHER=0,PRODUCER_WARPS=1" \
     > "$W/screen/log.txt" 2>&1
   grep -E '^==|b1_32k|b16_32k|b64_32k|b128_32k|error|FAIL|wrong|mismatch' "$W/screen/log.txt" | cut -c1-200
   date -u
