@@ -28,7 +28,7 @@ if part 1; then
   mkdir -p "$W/run"
   BUNDLE=kernels/sparse_mla/results/ideas36.bundle BASE=$REF TAG=ideas37 \
     IDEAS="60-chunk-tile-by-boxes" FOCUS='b16_*' TUNE_EACH=0 AUTORESEARCH=$AR \
-    EXTRA_ARGS="--max-hours 0.06 --seed 7" OUT=$W/run timeout 260 bash scripts/device/ideas_continue/run.sh \
+    EXTRA_ARGS="--max-hours ${JUDGE_HOURS:-0.06} --seed 7" OUT=$W/run timeout "${JUDGE_TIMEOUT:-260}" bash scripts/device/ideas_continue/run.sh \
     > "$W/run/ideas37.out.txt" 2>&1
   grep -v '^\[#' "$W/run/ideas37.out.txt" | grep -E '^#|^stopped|^could not|^no bundle|error|FAIL|wrong' | cut -c1-600
   date -u
