@@ -6,7 +6,8 @@
 #    the stack with 60 (B=16 by boxes), and with 60 and ROW_GATHER=0 (every BF16 launch of more than one tile by
 #    boxes: B=64 and 128 too) (about 4 minutes);
 # 3. idea 59 (FP8's tiles in the same swizzle) from the newest head, --focus 'fp8_*', tag ideas38;
-# 4. the issue's table at the newest head.
+# 4. the issue's table at the newest head;
+# 5. (for a call with only a few device minutes) part 2 cut down: 60 against the kept stack at B=1 and B=16.
 # PARTS (default "1") picks the parts; everything is packed into $OUT/calls.tar.gz after each part. A later call on
 # a machine still warm has the earlier parts' branches; on a fresh one, carry the bundles the earlier call brought
 # back as .carry/ideas37.bundle (and .carry/ideas38.bundle).
@@ -47,6 +48,14 @@ if part 2; then
     "$STACK+60:$SETS,ROW_GATHER=1,PRODUCER_WARPS=1" "$STACK+60:$SETS,ROW_GATHER=0,PRODUCER_WARPS=1" \
     > "$W/screen/log.txt" 2>&1
   grep -E '^==|b1_32k|b16_32k|b64_32k|b128_32k|error|FAIL|wrong|mismatch' "$W/screen/log.txt" | cut -c1-200
+  date -u
+  pack
+fi
+if part 5; then   # part 2 cut down to what a few device minutes allow: 60 against the kept stack, B=1 and B=16
+  STACK=$H+55+56+58
+  PROBE=0 BENCH_ARGS="--workloads b1_32k,b16_32k" AUTORESEARCH=$AR OUT=$W/screen timeout 180 \
+    bash scripts/ideas_bench.sh "$STACK+60:$S" "$STACK:$S" > "$W/screen/log.txt" 2>&1
+  grep -E '^==|b1_32k|b16_32k|error|FAIL|wrong|mismatch' "$W/screen/log.txt" | cut -c1-200
   date -u
   pack
 fi
