@@ -73,7 +73,7 @@ leave_out_sets() {
 n = int(sys.argv[1])
 for d in range(n + 1):
     for c in itertools.combinations(range(n), d):
-        print(" ".join(map(str, c)) or "-")' "$1"
+        print(" ".join(map(str, c)) or "-")' "$1" 2> /dev/null   # the reader stops at the first that applies
 }
 prior=()   # the ideas before this one, in order
 for p in "${patches[@]}"; do
