@@ -25,43 +25,29 @@ for n in 37 38; do   # a bundle an earlier call brought back
 done
 bundle_of() { if [ -s "$W/run/$1.bundle" ]; then echo "$W/run/$1.bundle"; else echo ".carry/$1.bundle"; fi; }
 REF=autoresearch/sparse_mla-ideas36
-if part 1; then
-  mkdir -p "$W/run"
-  BUNDLE=kernels/sparse_mla/results/ideas36.bundle BASE=$REF TAG=ideas37 \
-    IDEAS="60-chunk-tile-by-boxes" FOCUS='b16_*' TUNE_EACH=0 AUTORESEARCH=$AR \
-    EXTRA_ARGS="--max-hours ${JUDGE_HOURS:-0.06} --seed 7" OUT=$W/run timeout "${JUDGE_TIMEOUT:-260}" bash scripts/device/ideas_continue/run.sh \
-    > "$W/run/ideas37.out.txt" 2>&1
-  grep -v '^\[#' "$W/run/ideas37.out.txt" | grep -E '^#|^stopped|^could not|^no bundle|error|FAIL|wrong' | cut -c1-600
-  date -u
-  pack
-fi
+# The judgement of part 1 gets a little more time than judge_idea's default (JUDGE_HOURS, JUDGE_TIMEOUT override it).
+part 1 && JUDGE_HOURS=${JUDGE_HOURS:-0.06} JUDGE_TIMEOUT=${JUDGE_TIMEOUT:-260} \
+  judge_idea ideas37 kernels/sparse_mla/results/ideas36.bundle "$REF" 60-chunk-tile-by-boxes 'b16_*'
 BUNDLE=kernels/sparse_mla/results/ideas36.bundle
 if [ -s "$(bundle_of ideas37)" ]; then   # the run of part 1 kept something
   REF=autoresearch/sparse_mla-ideas37 BUNDLE=$(bundle_of ideas37)
 fi
-if part 2; then
-  STACK=$H+55+56+58
-  SETS=${S/,PRODUCER_WARPS=1/}
-  SETS=${SETS/,ROW_GATHER=1/}
-  PROBE=0 BENCH_ARGS="--workloads b1_32k,b16_32k,b64_32k,b128_32k" AUTORESEARCH=$AR OUT=$W/screen timeout 260 \
-    bash scripts/ideas_bench.sh "$STACK:$SETS,ROW_GATHER=1,PRODUCER_WARPS=1" \
-    "$STACK+60:$SETS,ROW_GATHER=1,PRODUCER_WARPS=1" "$STACK+60:$SETS,ROW_GATHER=0,PRODUCER_WARPS=1" \
-    > "$W/screen/log.txt" 2>&1
-  grep -E '^==|b1_32k|b16_32k|b64_32k|b128_32k|error|FAIL|wrong|mismatch' "$W/screen/log.txt" | cut -c1-200
+screen() {  # TIMEOUT WORKLOADS STACK:SETS...: bench the stacks (verified first on the workloads they time)
+  PROBE=0 BENCH_ARGS="--workloads $2" AUTORESEARCH=$AR OUT=$W/screen timeout "$1" \
+    bash scripts/ideas_bench.sh "${@:3}" > "$W/screen/log.txt" 2>&1
+  grep -E "^==|${2//,/|}|error|FAIL|wrong|mismatch" "$W/screen/log.txt" | cut -c1-200
   date -u
   pack
-fi
-if part 5; then   # part 2 cut down to what a few device minutes allow: 60 against the kept stack, B=1 and B=16
-  STACK=$H+55+56+58
-  PROBE=0 BENCH_ARGS="--workloads b1_32k,b16_32k" AUTORESEARCH=$AR OUT=$W/screen timeout 180 \
-    bash scripts/ideas_bench.sh "$STACK+60:$S" "$STACK:$S" > "$W/screen/log.txt" 2>&1
-  grep -E '^==|b1_32k|b16_32k|error|FAIL|wrong|mismatch' "$W/screen/log.txt" | cut -c1-200
-  date -u
-  pack
-fi
+}
+STACK=$H+55+56+58
+SETS=${S/,PRODUCER_WARPS=1/}
+SETS=${SETS/,ROW_GATHER=1/}
+part 2 && screen 260 b1_32k,b16_32k,b64_32k,b128_32k "$STACK:$SETS,ROW_GATHER=1,PRODUCER_WARPS=1" \
+  "$STACK+60:$SETS,ROW_GATHER=1,PRODUCER_WARPS=1" "$STACK+60:$SETS,ROW_GATHER=0,PRODUCER_WARPS=1"
+# part 2 cut down to what a few device minutes allow: 60 against the kept stack, B=1 and B=16
+part 5 && screen 180 b1_32k,b16_32k "$STACK+60:$S" "$STACK:$S"
 if part 3; then
-  judge_idea ideas38 "$BUNDLE" "$REF" 59-fp8-tile-swizzled 'fp8_*'
-  [ -s "$W/run/ideas38.bundle" ] && git fetch -q "$W/run/ideas38.bundle" "autoresearch/sparse_mla-ideas38:autoresearch/sparse_mla-ideas38"
+  judge_idea ideas38 "$BUNDLE" "$REF" 59-fp8-tile-swizzled 'fp8_*'   # the run leaves its branch here
 fi
 [ -s "$(bundle_of ideas38)" ] && REF=autoresearch/sparse_mla-ideas38
 if part 4; then table_at "$REF" 200; fi

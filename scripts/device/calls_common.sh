@@ -8,7 +8,8 @@
 #   calls_parts DEFAULT     PARTS as the caller gave it, else DEFAULT; `part N` says whether it names part N
 #   pack                    everything under W into $O/calls.tar.gz, after each part: a call cut short (machines are
 #                           taken back mid-call) still brings back the parts before the cut
-#   judge_idea TAG BUNDLE BASE IDEA FOCUS   `run` from BASE proposing IDEA alone, --focus FOCUS (scripts/device/ideas_continue)
+#   judge_idea TAG BUNDLE BASE IDEAS FOCUS  `run` from BASE proposing IDEAS (file names without .patch), --focus FOCUS
+#                           (scripts/device/ideas_continue), within JUDGE_HOURS (0.05) and JUDGE_TIMEOUT seconds (200)
 #   marks_of STACK:SETS WORKLOADS           the phase probe's marks by anchor lines (scripts/device/phase_probe)
 #   table_at REF SECONDS                    the table at REF (scripts/device/sparse_mla_table)
 # shellcheck disable=SC2034  # H and S are read by the calls that source this file
@@ -39,10 +40,11 @@ part() { [[ $PARTS == *" $1 "* ]]; }
 
 pack() { tar -C "$W" -czf "$O/calls.tar.gz.part" . && mv "$O/calls.tar.gz.part" "$O/calls.tar.gz"; }
 
-judge_idea() {  # TAG BUNDLE BASE IDEA FOCUS
+judge_idea() {  # TAG BUNDLE BASE IDEAS FOCUS
   mkdir -p "$W/run"
   BUNDLE=$2 BASE=$3 TAG=$1 IDEAS=$4 FOCUS=$5 TUNE_EACH=0 AUTORESEARCH=$AR \
-    EXTRA_ARGS="--max-hours 0.05 --seed 7" OUT=$W/run timeout 200 bash scripts/device/ideas_continue/run.sh \
+    EXTRA_ARGS="--max-hours ${JUDGE_HOURS:-0.05} --seed 7" OUT=$W/run timeout "${JUDGE_TIMEOUT:-200}" \
+    bash scripts/device/ideas_continue/run.sh \
     > "$W/run/$1.out.txt" 2>&1
   grep -v '^\[#' "$W/run/$1.out.txt" | grep -E '^#|^stopped|^could not|^no bundle|error|FAIL|wrong' | cut -c1-600
   date -u
