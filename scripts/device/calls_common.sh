@@ -55,7 +55,7 @@ marks_of() {  # STACK:SETS WORKLOADS
   mkdir -p "$W/phases"
   REF=$1 PROBE_PATCH=marks WORKLOADS=$2 OUT=$W/phases timeout 150 \
     bash scripts/device/phase_probe/run.sh > "$W/phases/log.txt" 2>&1
-  grep -A12 "^==" "$W/phases/phases.txt" | cut -c1-400 | head -40
+  grep -A30 "^==" "$W/phases/phases.txt" | cut -c1-400 | head -70
   date -u
   pack
 }

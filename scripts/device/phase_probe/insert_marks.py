@@ -23,7 +23,7 @@ HEADER = r'''
 #ifndef PHASE_PROBE_BLOCKS
 #define PHASE_PROBE_BLOCKS 4
 #endif
-constexpr int kProbeMarks = 16, kProbeSlots = 3 * PHASE_PROBE_BLOCKS;
+constexpr int kProbeMarks = 24, kProbeSlots = 3 * PHASE_PROBE_BLOCKS;
 __device__ unsigned long long g_probe_ns[kProbeSlots][kProbeMarks];
 __device__ long long g_probe_clock[kProbeSlots][kProbeMarks];
 __device__ const char* g_probe_name[kProbeSlots][kProbeMarks];
@@ -83,10 +83,17 @@ MARKS = [
     ("attend", "math_regs();", 1, "after", 'PROBE("math_begin");'),
     ("attend", "fence_proxy_async();   // Q is read by wgmma", 1, "before", 'PROBE("q_loaded");'),
     ("attend", "for (int j = 0; j < tiles; ++j) {", 2, "before", 'PROBE("q_shared");'),
-    ("attend", "mbar_wait(full + st, (j / stages) & 1);", 1, "after", 'if (j == 0) PROBE("tile0_landed");'),
-    ("qk_softmax_one_wg", "wgmma_wait_all();", 1, "after", 'if (j == 0) PROBE("tile0_scores");'),
-    ("attend", "qk_softmax_one_wg(", 1, "after", 'if (j == 0) PROBE("tile0_softmax");'),
-    ("attend", "pv_wgmma(o, Ps, Ks, s_alpha, warp, g", 1, "after", 'if (j == 0) PROBE("tile0_pv");'),
+    ("attend", "mbar_wait(full + st, (j / stages) & 1);", 1, "before",
+     'if (j == 1) PROBE("tile1_wanted");\nif (j > 1 && j == tiles - 1) PROBE("tileL_wanted");'),
+    ("attend", "mbar_wait(full + st, (j / stages) & 1);", 1, "after",
+     'if (j == 0) PROBE("tile0_landed");\nif (j == 1) PROBE("tile1_landed");\n'
+     'if (j > 1 && j == tiles - 1) PROBE("tileL_landed");'),
+    ("qk_softmax_one_wg", "wgmma_wait_all();", 1, "after",
+     'if (j == 0) PROBE("tile0_scores");\nif (j == 1) PROBE("tile1_scores");'),
+    ("attend", "qk_softmax_one_wg(", 1, "after",
+     'if (j == 0) PROBE("tile0_softmax");\nif (j == 1) PROBE("tile1_softmax");'),
+    ("attend", "pv_wgmma(o, Ps, Ks, s_alpha, warp, g", 1, "after",
+     'if (j == 0) PROBE("tile0_pv");\nif (j == 1) PROBE("tile1_pv");\nif (j > 1 && j == tiles - 1) PROBE("tileL_pv");'),
     ("attend", "math_sync();   // the math threads only: the producer warps have left", 1, "before",
      'PROBE("tiles_done");'),
     ("attend", "math_sync();   // the math threads only: the producer warps have left", 1, "after", 'PROBE("epilogue");'),

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Prepared 2026-12-07 (late night), after idea 60 was discarded on an H100 (B=16 49.0 → 49.9 µs, where the probe of
+# its tile form had the attention stage at 38.8): where the chunk-major path's tile time goes, in the real build.
+# 1. leave-outs, timed interleaved (slots_bench with the switches of fixed_costs/switches.py) at B=1 and B=16: the
+#    kept stack (B=16 on the row path), the stack with 60 (B=16 on the chunk-major path by boxes), and 60 without
+#    its S wgmmas (LO_S), its P V wgmmas (LO_PV), both, its boxes (LO_G), and all three; beside the launch floor
+#    (about 4 minutes);
+# 2. the phase marks of the stack with 60 at B=16 and B=1, tile 0, tile 1 and the last tile apart (about 1.5 minutes);
+# 3. the issue's table at ideas36's head, owed on the H200 (about 3.5 minutes).
+# PARTS (default "1 2") picks the parts; everything is packed into $OUT/calls.tar.gz after each part.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
+source scripts/device/calls_common.sh
+calls_start slots phases table
+calls_parts "1 2"
+STACK=$H+55+56+58
+if part 1; then
+  SLOTS="head=$STACK:$S h60=$STACK+60:$S h60_s=$STACK+60:$S,LO_S=1 h60_pv=$STACK+60:$S,LO_PV=1"
+  SLOTS+=" h60_spv=$STACK+60:$S,LO_S=1,LO_PV=1 h60_g=$STACK+60:$S,LO_G=1 h60_all=$STACK+60:$S,LO_S=1,LO_PV=1,LO_G=1"
+  SLOTS=$SLOTS SWITCHES=1 WORKLOADS=b1_32k,b16_32k OUT=$W/slots timeout 300 \
+    bash scripts/device/slots_bench/run.sh > "$W/slots/log.txt" 2>&1
+  grep "^==\|rror" "$W/slots/log.txt" | cut -c1-400
+  date -u
+  pack
+fi
+part 2 && marks_of "$STACK+60:$S" b16_32k,b1_32k
+if part 3; then
+  fetch_runs 17 19 20 21 22 23 29 33 34 36
+  table_at autoresearch/sparse_mla-ideas36 220
+fi
