@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Prepared 2026-12-07 (late night), after idea 60 was discarded on an H100 (B=16 49.0 → 49.9 µs, where the probe of
 # its tile form had the attention stage at 38.8): where the chunk-major path's tile time goes, in the real build.
-# 1. leave-outs, timed interleaved (slots_bench with the switches of fixed_costs/switches.py) at B=1 and B=16: the
-#    kept stack (B=16 on the row path), the stack with 60 (B=16 on the chunk-major path by boxes), and 60 without
-#    its S wgmmas (LO_S), its P V wgmmas (LO_PV), both, its boxes (LO_G), and all three; beside the launch floor
-#    (about 4 minutes);
+# 1. leave-outs, timed interleaved (slots_bench with the switches of fixed_costs/switches.py) at B=1 and B=16, beside
+#    the launch floor: the kept stack (B=1 on the chunk-major path, B=16 on the row path) without its chunk-major S
+#    wgmmas (LO_S) or P V wgmmas (LO_PV), or with each issued twice (TWICE_S, TWICE_PV: what one more pass costs in
+#    place); the stack with 60 (B=16 on the chunk-major path by boxes) without S, P V, its boxes (LO_G), and all
+#    three (about 4 minutes);
 # 2. the phase marks of the stack with 60 at B=16 and B=1, tile 0, tile 1 and the last tile apart (about 1.5 minutes);
 # 3. the issue's table at ideas36's head, owed on the H200 (about 3.5 minutes).
 # PARTS (default "1 2") picks the parts; everything is packed into $OUT/calls.tar.gz after each part.
@@ -15,11 +16,12 @@ calls_start slots phases table
 calls_parts "1 2"
 STACK=$H+55+56+58
 if part 1; then
-  SLOTS="head=$STACK:$S h60=$STACK+60:$S h60_s=$STACK+60:$S,LO_S=1 h60_pv=$STACK+60:$S,LO_PV=1"
-  SLOTS+=" h60_spv=$STACK+60:$S,LO_S=1,LO_PV=1 h60_g=$STACK+60:$S,LO_G=1 h60_all=$STACK+60:$S,LO_S=1,LO_PV=1,LO_G=1"
+  SLOTS="head=$STACK:$S head_s=$STACK:$S,LO_S=1 head_2s=$STACK:$S,TWICE_S=1 head_pv=$STACK:$S,LO_PV=1"
+  SLOTS+=" head_2pv=$STACK:$S,TWICE_PV=1 h60=$STACK+60:$S h60_s=$STACK+60:$S,LO_S=1 h60_pv=$STACK+60:$S,LO_PV=1"
+  SLOTS+=" h60_g=$STACK+60:$S,LO_G=1 h60_all=$STACK+60:$S,LO_S=1,LO_PV=1,LO_G=1"
   SLOTS=$SLOTS SWITCHES=1 WORKLOADS=b1_32k,b16_32k OUT=$W/slots timeout 300 \
     bash scripts/device/slots_bench/run.sh > "$W/slots/log.txt" 2>&1
-  grep "^==\|rror" "$W/slots/log.txt" | cut -c1-400
+  grep "^==\|rror" "$W/slots/log.txt" | cut -c1-700
   date -u
   pack
 fi

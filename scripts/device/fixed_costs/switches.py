@@ -6,6 +6,8 @@ everything else, so a variant's time against the head's, interleaved, is what th
   LO_COMB=1  the combine reads no partial rows (lse still read; it writes zeros weighted as before)
   LO_S=1     the chunk-major path's scores take no wgmma (S is zero: every key weighs the same)
   LO_PV=1    the chunk-major path's P V takes no wgmma (O is only rescaled)
+  TWICE_S=1, TWICE_PV=1  the chunk-major path's S (P V) wgmmas issued twice, the second pass alike (S starts again
+             from zero; P V adds P V once more: wrong, and timed only): what one more pass costs in place
   LO_G=1     tiles gathered by tensor-map boxes (idea 60) issue no box and expect no bytes (the math reads
              whatever the stage holds; the slots are still read): what the boxes' gather adds
 and knobs that are not leave-outs (timing probes of other launch shapes):
@@ -18,7 +20,7 @@ import sys
 
 path = sys.argv[1]
 src = open(path).read()
-src = "".join(f"#ifndef {s}\n#define {s} 0\n#endif\n" for s in ("LO_Q", "LO_EPI", "LO_COMB", "LO_S", "LO_PV", "LO_G")) + src
+src = "".join(f"#ifndef {s}\n#define {s} 0\n#endif\n" for s in ("LO_Q", "LO_EPI", "LO_COMB", "LO_S", "LO_PV", "LO_G", "TWICE_S", "TWICE_PV")) + src
 for name, const in (("COMB_BATCH", "kCombineBatch"), ("MAX_SPLITS", "kMaxSplits"), ("ROW_MIN_TILES", "kRowMinTiles")):
     # the kernel's value, whatever expression it is (idea 60 makes kRowMinTiles depend on USE_K_TMA)
     m = re.search(rf"constexpr int {const} = ([^;]*);", src)
@@ -43,11 +45,14 @@ sub(r"(\n\s*)(\*reinterpret_cast<float4\*>\(ws\.o \+)", r"\1if (!LO_EPI) \2", "r
 # The combine's loads of the partial rows.
 sub(r"v\[k\] = in \? \*reinterpret_cast<const float4\*>", r"v[k] = in && !LO_COMB ? *reinterpret_cast<const float4*>",
     "combine load")
-# The chunk-major path's two products (qk_softmax_one_wg, pv_wgmma): the loops of wgmma left out.
-sub(r"(\n(\s*))(for \(int kk = 0; kk < QK_STEPS; \+\+kk\) \{   // interleaved)",
-    r"\n\2if (LO_S) { for (auto& a : acc) a = 0.f; } else\n\2\3", "chunk-major S loop", count=1)
-sub(r"(\n\s*)(for \(int kk = 0; kk < BK / 16; \+\+kk\) \{   // 16 keys: two chunks of P, 16 rows of V)",
-    r"\1if (!LO_PV)\1\2", "chunk-major P V loop", count=1)
+# The chunk-major path's two products (qk_softmax_one_wg, pv_wgmma): the loops of wgmma left out, or issued twice
+# (the second pass recomputes the same result: what one more pass costs, in place). The switch goes before the
+# loop's `#pragma unroll`, so that the loop stays unrolled as in the candidate.
+sub(r"(\n(\s*))(#pragma unroll\n\s*for \(int kk = 0; kk < QK_STEPS; \+\+kk\) \{   // interleaved)",
+    r"\n\2if (LO_S) { for (auto& a : acc) a = 0.f; } else\n\2for (int rep = 0; rep <= TWICE_S; ++rep)\n\3",
+    "chunk-major S loop", count=1)
+sub(r"(\n(\s*))(#pragma unroll\n\s*for \(int kk = 0; kk < BK / 16; \+\+kk\) \{   // 16 keys: two chunks of P, 16 rows of V)",
+    r"\n\2if (!LO_PV)\n\2for (int rep = 0; rep <= TWICE_PV; ++rep)\n\3", "chunk-major P V loop", count=1)
 # The boxes of idea 60 (only in stacks that have it).
 if "void issue_rows_by_boxes(" in src:
     sub(r"(void issue_rows_by_boxes\([^{]*\{\n)",
