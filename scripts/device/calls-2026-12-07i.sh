@@ -8,6 +8,9 @@
 #    three (about 4 minutes);
 # 2. the phase marks of the stack with 60 at B=16 and B=1, tile 0, tile 1 and the last tile apart (about 1.5 minutes);
 # 3. the issue's table at ideas36's head, owed on the H200 (about 3.5 minutes).
+# 4. (after 1 and 2: 60 without its boxes took B=16 from 51.8 to 38.3 µs, without S only to 50.6) the marks of the
+#    stack with 60 at B=16 without its boxes (LO_G), and leave-outs at B=16 around it: boxes and S, boxes and P V,
+#    S and P V with the boxes (about 2.5 minutes).
 # PARTS (default "1 2") picks the parts; everything is packed into $OUT/calls.tar.gz after each part.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
@@ -29,4 +32,18 @@ part 2 && marks_of "$STACK+60:$S" b16_32k,b1_32k
 if part 3; then
   fetch_runs 17 19 20 21 22 23 29 33 34 36
   table_at autoresearch/sparse_mla-ideas36 220
+fi
+if part 4; then
+  mkdir -p "$W/phases4" "$W/slots4"
+  SLOTS="h60=$STACK+60:$S h60_g=$STACK+60:$S,LO_G=1 h60_gs=$STACK+60:$S,LO_G=1,LO_S=1"
+  SLOTS+=" h60_gpv=$STACK+60:$S,LO_G=1,LO_PV=1 h60_spv=$STACK+60:$S,LO_S=1,LO_PV=1 head=$STACK:$S"
+  SLOTS=$SLOTS SWITCHES=1 WORKLOADS=b16_32k OUT=$W/slots4 timeout 240 \
+    bash scripts/device/slots_bench/run.sh > "$W/slots4/log.txt" 2>&1
+  grep "^==\|rror" "$W/slots4/log.txt" | cut -c1-700
+  pack
+  REF="$STACK+60:$S,LO_G=1" PROBE_PATCH=marks SWITCHES=1 WORKLOADS=b16_32k OUT=$W/phases4 timeout 150 \
+    bash scripts/device/phase_probe/run.sh > "$W/phases4/log.txt" 2>&1
+  grep -A6 "^==" "$W/phases4/phases.txt" | cut -c1-500
+  date -u
+  pack
 fi

@@ -53,7 +53,7 @@ judge_idea() {  # TAG BUNDLE BASE IDEAS FOCUS
 
 marks_of() {  # STACK:SETS WORKLOADS
   mkdir -p "$W/phases"
-  REF=$1 PROBE_PATCH=marks WORKLOADS=$2 OUT=$W/phases timeout 150 \
+  REF=$1 PROBE_PATCH=marks SWITCHES=${SWITCHES:-0} WORKLOADS=$2 OUT=$W/phases timeout 150 \
     bash scripts/device/phase_probe/run.sh > "$W/phases/log.txt" 2>&1
   grep -A30 "^==" "$W/phases/phases.txt" | cut -c1-400 | head -70
   date -u

@@ -18,6 +18,9 @@
 # arguments give the entry points a stack frame (8 bytes of spill in the row path's): the marks time a
 # build a little unlike the candidate's.
 #
+# SWITCHES=1 adds the leave-out switches of scripts/device/fixed_costs/switches.py after the marks, so that REF's sets
+# may turn one on (e.g. LO_G=1: where a tile's time goes without its boxes).
+#
 # PROBE_PATCH=phase_probe_rows.patch (for the stack 01..18+26+32+33, sparse_mla-ideas19's head; it applies to ideas17's) instead
 # times every tile of the row path: each block's math thread 0 waiting for its stage, the tile's
 # math and its S^T alone; each producer warp waiting for a free stage and issuing a tile
@@ -41,6 +44,9 @@ if [ "${PROBE_PATCH:-}" = marks ]; then   # the whole-block marks by anchor line
   python3 "$REPO/scripts/device/phase_probe/insert_marks.py" "$pkg/kernel.cu"
 else
   (cd "$pkg" && patch -s -F0 -p3 < "$REPO/scripts/device/phase_probe/${PROBE_PATCH:-phase_probe.patch}")
+fi
+if [ "${SWITCHES:-0}" = 1 ]; then   # the leave-out switches (fixed_costs/switches.py), turned on by REF's sets
+  python3 "$REPO/scripts/device/fixed_costs/switches.py" "$pkg/kernel.cu"
 fi
 cp "$REPO/scripts/device/phase_probe/tile_probe.h" "$pkg/"   # the tile probes' shared part
 mapfile -t defines < <(set_defines "${REF#*:}")
