@@ -10,7 +10,8 @@
 # 3. the issue's table at ideas36's head, owed on the H200 (about 3.5 minutes).
 # 4. (after 1 and 2: 60 without its boxes took B=16 from 51.8 to 38.3 µs, without S only to 50.6) the marks of the
 #    stack with 60 at B=16 without its boxes (LO_G), and leave-outs at B=16 around it: boxes and S, boxes and P V,
-#    S and P V with the boxes (about 2.5 minutes).
+#    S and P V with the boxes; and B=16 on the chunk-major path by 58's 16-byte copies (ROW_GATHER=0) from one and
+#    from four producer warps, never screened since 58 (about 3 minutes).
 # PARTS (default "1 2") picks the parts; everything is packed into $OUT/calls.tar.gz after each part.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
@@ -37,6 +38,10 @@ if part 4; then
   mkdir -p "$W/phases4" "$W/slots4"
   SLOTS="h60=$STACK+60:$S h60_g=$STACK+60:$S,LO_G=1 h60_gs=$STACK+60:$S,LO_G=1,LO_S=1"
   SLOTS+=" h60_gpv=$STACK+60:$S,LO_G=1,LO_PV=1 h60_spv=$STACK+60:$S,LO_S=1,LO_PV=1 head=$STACK:$S"
+  # B=16 on the chunk-major path by 58's 16-byte copies into the swizzle (ROW_GATHER=0), one and four producer warps
+  CM=${S/,PRODUCER_WARPS=1/}
+  CM=${CM/,ROW_GATHER=1/},ROW_GATHER=0
+  SLOTS+=" cm1=$STACK:$CM,PRODUCER_WARPS=1 cm4=$STACK:$CM,PRODUCER_WARPS=4"
   SLOTS=$SLOTS SWITCHES=1 WORKLOADS=b16_32k OUT=$W/slots4 timeout 240 \
     bash scripts/device/slots_bench/run.sh > "$W/slots4/log.txt" 2>&1
   grep "^==\|rror" "$W/slots4/log.txt" | cut -c1-700
