@@ -20,7 +20,8 @@ import sys
 
 path = sys.argv[1]
 src = open(path).read()
-src = "".join(f"#ifndef {s}\n#define {s} 0\n#endif\n" for s in ("LO_Q", "LO_EPI", "LO_COMB", "LO_S", "LO_PV", "LO_G", "TWICE_S", "TWICE_PV")) + src
+SWITCHES = ("LO_Q", "LO_EPI", "LO_COMB", "LO_S", "LO_PV", "LO_G", "TWICE_S", "TWICE_PV")
+src = "".join(f"#ifndef {s}\n#define {s} 0\n#endif\n" for s in SWITCHES) + src
 for name, const in (("COMB_BATCH", "kCombineBatch"), ("MAX_SPLITS", "kMaxSplits"), ("ROW_MIN_TILES", "kRowMinTiles")):
     # the kernel's value, whatever expression it is (idea 60 makes kRowMinTiles depend on USE_K_TMA)
     m = re.search(rf"constexpr int {const} = ([^;]*);", src)
