@@ -30,10 +30,6 @@ if part 1; then
   pack
 fi
 part 2 && marks_of "$STACK+60:$S" b16_32k,b1_32k
-if part 3; then
-  fetch_runs 17 19 20 21 22 23 29 33 34 36
-  table_at autoresearch/sparse_mla-ideas36 220
-fi
 if part 4; then
   mkdir -p "$W/phases4" "$W/slots4"
   SLOTS="h60=$STACK+60:$S h60_g=$STACK+60:$S,LO_G=1 h60_gs=$STACK+60:$S,LO_G=1,LO_S=1"
@@ -51,4 +47,9 @@ if part 4; then
   grep -A6 "^==" "$W/phases4/phases.txt" | cut -c1-500
   date -u
   pack
+fi
+# the table last: the parts before it are the shorter ones, and each is packed as it ends
+if part 3; then
+  fetch_runs 17 19 20 21 22 23 29 33 34 36
+  table_at autoresearch/sparse_mla-ideas36 220
 fi
