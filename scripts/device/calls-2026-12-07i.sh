@@ -16,37 +16,21 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 source scripts/device/calls_common.sh
-calls_start slots phases table
+calls_start table
 calls_parts "1 2"
 STACK=$H+55+56+58
-if part 1; then
-  SLOTS="head=$STACK:$S head_s=$STACK:$S,LO_S=1 head_2s=$STACK:$S,TWICE_S=1 head_pv=$STACK:$S,LO_PV=1"
-  SLOTS+=" head_2pv=$STACK:$S,TWICE_PV=1 h60=$STACK+60:$S h60_s=$STACK+60:$S,LO_S=1 h60_pv=$STACK+60:$S,LO_PV=1"
-  SLOTS+=" h60_g=$STACK+60:$S,LO_G=1 h60_all=$STACK+60:$S,LO_S=1,LO_PV=1,LO_G=1"
-  SLOTS=$SLOTS SWITCHES=1 WORKLOADS=b1_32k,b16_32k OUT=$W/slots timeout 300 \
-    bash scripts/device/slots_bench/run.sh > "$W/slots/log.txt" 2>&1
-  grep "^==\|rror" "$W/slots/log.txt" | cut -c1-700
-  date -u
-  pack
-fi
+part 1 && slots_of slots 300 b1_32k,b16_32k "head=$STACK:$S" "head_s=$STACK:$S,LO_S=1" "head_2s=$STACK:$S,TWICE_S=1" \
+  "head_pv=$STACK:$S,LO_PV=1" "head_2pv=$STACK:$S,TWICE_PV=1" "h60=$STACK+60:$S" "h60_s=$STACK+60:$S,LO_S=1" \
+  "h60_pv=$STACK+60:$S,LO_PV=1" "h60_g=$STACK+60:$S,LO_G=1" "h60_all=$STACK+60:$S,LO_S=1,LO_PV=1,LO_G=1"
 part 2 && marks_of "$STACK+60:$S" b16_32k,b1_32k
 if part 4; then
-  mkdir -p "$W/phases4" "$W/slots4"
-  SLOTS="h60=$STACK+60:$S h60_g=$STACK+60:$S,LO_G=1 h60_gs=$STACK+60:$S,LO_G=1,LO_S=1"
-  SLOTS+=" h60_gpv=$STACK+60:$S,LO_G=1,LO_PV=1 h60_spv=$STACK+60:$S,LO_S=1,LO_PV=1 head=$STACK:$S"
   # B=16 on the chunk-major path by 58's 16-byte copies into the swizzle (ROW_GATHER=0), one and four producer warps
   CM=${S/,PRODUCER_WARPS=1/}
   CM=${CM/,ROW_GATHER=1/},ROW_GATHER=0
-  SLOTS+=" cm1=$STACK:$CM,PRODUCER_WARPS=1 cm4=$STACK:$CM,PRODUCER_WARPS=4"
-  SLOTS=$SLOTS SWITCHES=1 WORKLOADS=b16_32k OUT=$W/slots4 timeout 240 \
-    bash scripts/device/slots_bench/run.sh > "$W/slots4/log.txt" 2>&1
-  grep "^==\|rror" "$W/slots4/log.txt" | cut -c1-700
-  pack
-  REF="$STACK+60:$S,LO_G=1" PROBE_PATCH=marks SWITCHES=1 WORKLOADS=b16_32k OUT=$W/phases4 timeout 150 \
-    bash scripts/device/phase_probe/run.sh > "$W/phases4/log.txt" 2>&1
-  grep -A6 "^==" "$W/phases4/phases.txt" | cut -c1-500
-  date -u
-  pack
+  slots_of slots4 240 b16_32k "h60=$STACK+60:$S" "h60_g=$STACK+60:$S,LO_G=1" "h60_gs=$STACK+60:$S,LO_G=1,LO_S=1" \
+    "h60_gpv=$STACK+60:$S,LO_G=1,LO_PV=1" "h60_spv=$STACK+60:$S,LO_S=1,LO_PV=1" "head=$STACK:$S" \
+    "cm1=$STACK:$CM,PRODUCER_WARPS=1" "cm4=$STACK:$CM,PRODUCER_WARPS=4"
+  SWITCHES=1 marks_of "$STACK+60:$S,LO_G=1" b16_32k phases4
 fi
 # the table last: the parts before it are the shorter ones, and each is packed as it ends
 if part 3; then

@@ -10,7 +10,10 @@
 #                           taken back mid-call) still brings back the parts before the cut
 #   judge_idea TAG BUNDLE BASE IDEAS FOCUS  `run` from BASE proposing IDEAS (file names without .patch), --focus FOCUS
 #                           (scripts/device/ideas_continue), within JUDGE_HOURS (0.05) and JUDGE_TIMEOUT seconds (200)
-#   marks_of STACK:SETS WORKLOADS           the phase probe's marks by anchor lines (scripts/device/phase_probe)
+#   marks_of STACK:SETS WORKLOADS [DIR]     the phase probe's marks by anchor lines (scripts/device/phase_probe), into
+#                           W/DIR (phases); SWITCHES=1 adds the leave-out switches, which the sets may turn on
+#   slots_of DIR SECONDS WORKLOADS NAME=STACK:SETS...  the stacks timed interleaved beside the launch floor, with
+#                           the leave-out switches (scripts/device/slots_bench, fixed_costs/switches.py), into W/DIR
 #   table_at REF SECONDS                    the table at REF (scripts/device/sparse_mla_table)
 # shellcheck disable=SC2034  # H and S are read by the calls that source this file
 H=1+2+3+5+8+11+13+18+26+32+33+38+16+40+41+50
@@ -51,11 +54,22 @@ judge_idea() {  # TAG BUNDLE BASE IDEAS FOCUS
   pack
 }
 
-marks_of() {  # STACK:SETS WORKLOADS
-  mkdir -p "$W/phases"
-  REF=$1 PROBE_PATCH=marks SWITCHES=${SWITCHES:-0} WORKLOADS=$2 OUT=$W/phases timeout 150 \
-    bash scripts/device/phase_probe/run.sh > "$W/phases/log.txt" 2>&1
-  grep -A30 "^==" "$W/phases/phases.txt" | cut -c1-400 | head -70
+marks_of() {  # STACK:SETS WORKLOADS [DIR]
+  local dir=$W/${3:-phases}
+  mkdir -p "$dir"
+  REF=$1 PROBE_PATCH=marks SWITCHES=${SWITCHES:-0} WORKLOADS=$2 OUT=$dir timeout 150 \
+    bash scripts/device/phase_probe/run.sh > "$dir/log.txt" 2>&1
+  grep -A30 "^==" "$dir/phases.txt" | cut -c1-400 | head -70
+  date -u
+  pack
+}
+
+slots_of() {  # DIR SECONDS WORKLOADS NAME=STACK:SETS...
+  local dir=$W/$1
+  mkdir -p "$dir"
+  SLOTS="${*:4}" SWITCHES=1 WORKLOADS=$3 OUT=$dir timeout "$2" \
+    bash scripts/device/slots_bench/run.sh > "$dir/log.txt" 2>&1
+  grep "^==\|rror" "$dir/log.txt" | cut -c1-700
   date -u
   pack
 }

@@ -71,6 +71,14 @@ __device__ __forceinline__ void probe_print(const char* func) {
   } while (0)
 '''
 
+
+
+def per_tile(phase, last=False):
+    """The marks of a phase of tiles 0 and 1 (and of the last tile, where there are more than two): tile0_PHASE ..."""
+    code = f'if (j == 0) PROBE("tile0_{phase}");\nif (j == 1) PROBE("tile1_{phase}");'
+    return code + (f'\nif (j > 1 && j == tiles - 1) PROBE("tileL_{phase}");' if last else "")
+
+
 # (function, anchor: the stripped line starts with it, which occurrence in the function (1-based),
 #  'before' or 'after', the code to insert)
 MARKS = [
@@ -85,15 +93,10 @@ MARKS = [
     ("attend", "for (int j = 0; j < tiles; ++j) {", 2, "before", 'PROBE("q_shared");'),
     ("attend", "mbar_wait(full + st, (j / stages) & 1);", 1, "before",
      'if (j == 1) PROBE("tile1_wanted");\nif (j > 1 && j == tiles - 1) PROBE("tileL_wanted");'),
-    ("attend", "mbar_wait(full + st, (j / stages) & 1);", 1, "after",
-     'if (j == 0) PROBE("tile0_landed");\nif (j == 1) PROBE("tile1_landed");\n'
-     'if (j > 1 && j == tiles - 1) PROBE("tileL_landed");'),
-    ("qk_softmax_one_wg", "wgmma_wait_all();", 1, "after",
-     'if (j == 0) PROBE("tile0_scores");\nif (j == 1) PROBE("tile1_scores");'),
-    ("attend", "qk_softmax_one_wg(", 1, "after",
-     'if (j == 0) PROBE("tile0_softmax");\nif (j == 1) PROBE("tile1_softmax");'),
-    ("attend", "pv_wgmma(o, Ps, Ks, s_alpha, warp, g", 1, "after",
-     'if (j == 0) PROBE("tile0_pv");\nif (j == 1) PROBE("tile1_pv");\nif (j > 1 && j == tiles - 1) PROBE("tileL_pv");'),
+    ("attend", "mbar_wait(full + st, (j / stages) & 1);", 1, "after", per_tile("landed", last=True)),
+    ("qk_softmax_one_wg", "wgmma_wait_all();", 1, "after", per_tile("scores")),
+    ("attend", "qk_softmax_one_wg(", 1, "after", per_tile("softmax")),
+    ("attend", "pv_wgmma(o, Ps, Ks, s_alpha, warp, g", 1, "after", per_tile("pv", last=True)),
     ("attend", "math_sync();   // the math threads only: the producer warps have left", 1, "before",
      'PROBE("tiles_done");'),
     ("attend", "math_sync();   // the math threads only: the producer warps have left", 1, "after", 'PROBE("epilogue");'),
@@ -104,14 +107,10 @@ MARKS = [
     ("attend_rows", "math_regs();", 1, "after", 'PROBE("math_begin");'),
     ("attend_rows", "fence_proxy_async();   // Q is read by wgmma", 1, "before", 'PROBE("q_loaded");'),
     ("attend_rows", "for (int j = 0; !live && j < tiles; ++j) {", 1, "before", 'PROBE("q_shared");'),
-    ("attend_rows", "mbar_wait(full + st, (j / stages) & 1);", 2, "after",
-     'if (j == 0) PROBE("tile0_landed");\nif (j == 1) PROBE("tile1_landed");'),
-    ("attend_rows", "rg_qk(s, stage + k_off, dq);", 1, "after",
-     'if (j == 0) PROBE("tile0_scores");\nif (j == 1) PROBE("tile1_scores");'),
-    ("attend_rows", "fence_proxy_async();   // P^T is read by wgmma", 1, "after",
-     'if (j == 0) PROBE("tile0_p");\nif (j == 1) PROBE("tile1_p");'),
-    ("attend_rows", "rg_pv(o, stage + v_off, dp);", 1, "after",
-     'if (j == 0) PROBE("tile0_pv");\nif (j == 1) PROBE("tile1_pv");'),
+    ("attend_rows", "mbar_wait(full + st, (j / stages) & 1);", 2, "after", per_tile("landed")),
+    ("attend_rows", "rg_qk(s, stage + k_off, dq);", 1, "after", per_tile("scores")),
+    ("attend_rows", "fence_proxy_async();   // P^T is read by wgmma", 1, "after", per_tile("p")),
+    ("attend_rows", "rg_pv(o, stage + v_off, dp);", 1, "after", per_tile("pv")),
     ("attend_rows", "// Row sums: this thread's keys, then the warp's", 1, "before", 'PROBE("tiles_done");'),
     ("attend_rows", "const Workspace ws = workspace_view(", 1, "before", 'PROBE("epilogue");'),
     ("attend_rows", "if (nsplit > 1 && blockIdx.x == 0 && tid == 0) ws.header[0] = nsplit;", 1, "after",
