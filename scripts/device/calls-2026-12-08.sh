@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Prepared 2026-12-08 (early): idea 61, 60's boxes multicast by a cluster of two blocks (a row's two head groups each
+# issue half of every key tile, to both), after the leave-outs of 2026-12-07 found 60's B=16 paced by the boxes' issue
+# (51.8 us with them, 38.3 without, on an H100).
+# 1. a screen at B=1 and B=16 (bench verifies each first): the kept stack (B=16 on the row path), with 61 (about 2
+#    minutes);
+# 2. `run` from ideas36's head proposing 61, --focus 'b16_*', tag ideas39 (about 4.5 minutes);
+# 3. the issue's table at the newest head: ideas39's if part 2 kept 61 (its bundle brought back under .carry/ by an
+#    earlier call, or made by part 2 in this one), else ideas36's (about 3.5 minutes); owed on the H200, so on another
+#    card only with TABLE_ANY=1.
+# 4. (after 1 and 2 on an H100: 61 discarded, B=16 49.09 -> 48.83 us, fp8_b128_32k 3.5% slower) whether the boxes
+#    still pace the tile with half of them issued by each block: the slots bench at B=16 of the kept stack, 60, 61,
+#    61 without its boxes (LO_G) and 61 without S (LO_S), then the phase marks of 61 at B=16 (about 3.5 minutes).
+# 61 was set aside after part 2 (scripts/ideas/sparse_mla/set-aside/; ideas_stack finds it there, part 2 would need it
+# copied back). PARTS (default "1 2") picks the parts; everything is packed into $OUT/calls.tar.gz after each part.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
+source scripts/device/calls_common.sh
+fetch_runs 17 19 20 21 22 23 29 33 34 36
+calls_start run table screen slots phases
+calls_parts "1 2"
+STACK=$H+55+56+58
+screen() {  # TIMEOUT WORKLOADS STACK:SETS...: bench the stacks (verified first on the workloads they time)
+  PROBE=0 BENCH_ARGS="--workloads $2" AUTORESEARCH=$AR OUT=$W/screen timeout "$1" \
+    bash scripts/ideas_bench.sh "${@:3}" > "$W/screen/log.txt" 2>&1
+  grep -E "^==|${2//,/|}|error|FAIL|wrong|mismatch" "$W/screen/log.txt" | cut -c1-200
+  date -u
+  pack
+}
+part 1 && screen 170 b1_32k,b16_32k "$STACK+61:$S" "$STACK:$S"
+REF=autoresearch/sparse_mla-ideas36
+part 2 && JUDGE_HOURS=${JUDGE_HOURS:-0.06} JUDGE_TIMEOUT=${JUDGE_TIMEOUT:-270} \
+  judge_idea ideas39 kernels/sparse_mla/results/ideas36.bundle "$REF" 61-chunk-tile-boxes-multicast 'b16_*'
+if part 4; then
+  slots_of slots 200 b16_32k "head=$STACK:$S" "h60=$STACK+60:$S" "h61=$STACK+61:$S" "h61_g=$STACK+61:$S,LO_G=1" \
+    "h61_s=$STACK+61:$S,LO_S=1"
+  marks_of "$STACK+61:$S" b16_32k
+fi
+card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+if part 3 && [[ $card == *H200* || ${TABLE_ANY:-0} == 1 ]]; then
+  for b in "$W/run/ideas39.bundle" .carry/ideas39.bundle; do
+    if [ -s "$b" ]; then
+      git rev-parse -q --verify autoresearch/sparse_mla-ideas39 > /dev/null ||
+        git fetch -q "$b" autoresearch/sparse_mla-ideas39:autoresearch/sparse_mla-ideas39
+      REF=autoresearch/sparse_mla-ideas39
+      break
+    fi
+  done
+  echo "table at $REF"
+  table_at "$REF" 220
+fi
