@@ -9,8 +9,10 @@
 #    earlier call, or made by part 2 in this one), else ideas36's (about 3.5 minutes); owed on the H200, so on another
 #    card only with TABLE_ANY=1.
 # 4. (after 1 and 2 on an H100: 61 discarded, B=16 49.09 -> 48.83 us, fp8_b128_32k 3.5% slower) whether the boxes
-#    still pace the tile with half of them issued by each block: the slots bench at B=16 of the kept stack, 60, 61,
-#    61 without its boxes (LO_G) and 61 without S (LO_S), then the phase marks of 61 at B=16 (about 3.5 minutes).
+#    still pace the tile with half of them issued by each block: the slots bench at B=16 of the kept stack, 60 and
+#    61, each also with its boxes alone (S and P V left out: the gather's own time in the real kernel, against which
+#    the build with the math says whether the math slows while the boxes land), and 61 without its boxes (LO_G);
+#    then the phase marks of 61 at B=16 (about 3.5 minutes).
 # 61 was set aside after part 2 (scripts/ideas/sparse_mla/set-aside/; ideas_stack finds it there, part 2 would need it
 # copied back). PARTS (default "1 2") picks the parts; everything is packed into $OUT/calls.tar.gz after each part.
 set -uo pipefail
@@ -32,8 +34,8 @@ REF=autoresearch/sparse_mla-ideas36
 part 2 && JUDGE_HOURS=${JUDGE_HOURS:-0.06} JUDGE_TIMEOUT=${JUDGE_TIMEOUT:-270} \
   judge_idea ideas39 kernels/sparse_mla/results/ideas36.bundle "$REF" 61-chunk-tile-boxes-multicast 'b16_*'
 if part 4; then
-  slots_of slots 200 b16_32k "head=$STACK:$S" "h60=$STACK+60:$S" "h61=$STACK+61:$S" "h61_g=$STACK+61:$S,LO_G=1" \
-    "h61_s=$STACK+61:$S,LO_S=1"
+  slots_of slots 200 b16_32k "head=$STACK:$S" "h60=$STACK+60:$S" "h60_spv=$STACK+60:$S,LO_S=1,LO_PV=1" \
+    "h61=$STACK+61:$S" "h61_g=$STACK+61:$S,LO_G=1" "h61_spv=$STACK+61:$S,LO_S=1,LO_PV=1"
   marks_of "$STACK+61:$S" b16_32k
 fi
 card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
