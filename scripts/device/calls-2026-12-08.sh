@@ -36,7 +36,7 @@ part 2 && JUDGE_HOURS=${JUDGE_HOURS:-0.06} JUDGE_TIMEOUT=${JUDGE_TIMEOUT:-270} \
 if part 4; then
   slots_of slots 200 b16_32k "head=$STACK:$S" "h60=$STACK+60:$S" "h60_spv=$STACK+60:$S,LO_S=1,LO_PV=1" \
     "h61=$STACK+61:$S" "h61_g=$STACK+61:$S,LO_G=1" "h61_spv=$STACK+61:$S,LO_S=1,LO_PV=1"
-  marks_of "$STACK+61:$S" b16_32k
+  [ "${MARKS:-1}" = 1 ] && marks_of "$STACK+61:$S" b16_32k   # MARKS=0: the slots alone, for a short call
 fi
 card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 if part 3 && [[ $card == *H200* || ${TABLE_ANY:-0} == 1 ]]; then
