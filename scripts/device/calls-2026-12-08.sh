@@ -12,7 +12,8 @@
 #    still pace the tile with half of them issued by each block: the slots bench at B=16 of the kept stack, 60 and
 #    61, each also with its boxes alone (S and P V left out: the gather's own time in the real kernel, against which
 #    the build with the math says whether the math slows while the boxes land), and 61 without its boxes (LO_G);
-#    then the phase marks of 61 at B=16 (about 3.5 minutes).
+#    then the phase marks of 61 at B=16 (about 3.5 minutes);
+# 5. part 4's slots cut to 60 and 61 with and without their math (about 2 minutes).
 # 61 was set aside after part 2 (scripts/ideas/sparse_mla/set-aside/; ideas_stack finds it there, part 2 would need it
 # copied back). PARTS (default "1 2") picks the parts; everything is packed into $OUT/calls.tar.gz after each part.
 set -uo pipefail
@@ -38,6 +39,9 @@ if part 4; then
     "h61=$STACK+61:$S" "h61_g=$STACK+61:$S,LO_G=1" "h61_spv=$STACK+61:$S,LO_S=1,LO_PV=1"
   [ "${MARKS:-1}" = 1 ] && marks_of "$STACK+61:$S" b16_32k   # MARKS=0: the slots alone, for a short call
 fi
+# part 4 cut to what a few device minutes allow: the boxes alone and with the math, 60 against 61
+part 5 && slots_of slots 150 b16_32k "h60=$STACK+60:$S" "h60_spv=$STACK+60:$S,LO_S=1,LO_PV=1" "h61=$STACK+61:$S" \
+  "h61_spv=$STACK+61:$S,LO_S=1,LO_PV=1"
 card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 if part 3 && [[ $card == *H200* || ${TABLE_ANY:-0} == 1 ]]; then
   for b in "$W/run/ideas39.bundle" .carry/ideas39.bundle; do
