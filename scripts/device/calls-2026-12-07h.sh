@@ -32,13 +32,6 @@ BUNDLE=kernels/sparse_mla/results/ideas36.bundle
 if [ -s "$(bundle_of ideas37)" ]; then   # the run of part 1 kept something
   REF=autoresearch/sparse_mla-ideas37 BUNDLE=$(bundle_of ideas37)
 fi
-screen() {  # TIMEOUT WORKLOADS STACK:SETS...: bench the stacks (verified first on the workloads they time)
-  PROBE=0 BENCH_ARGS="--workloads $2" AUTORESEARCH=$AR OUT=$W/screen timeout "$1" \
-    bash scripts/ideas_bench.sh "${@:3}" > "$W/screen/log.txt" 2>&1
-  grep -E "^==|${2//,/|}|error|FAIL|wrong|mismatch" "$W/screen/log.txt" | cut -c1-200
-  date -u
-  pack
-}
 STACK=$H+55+56+58
 SETS=${S/,PRODUCER_WARPS=1/}
 SETS=${SETS/,ROW_GATHER=1/}

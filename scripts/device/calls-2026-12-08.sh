@@ -23,13 +23,6 @@ fetch_runs 17 19 20 21 22 23 29 33 34 36
 calls_start run table screen slots phases
 calls_parts "1 2"
 STACK=$H+55+56+58
-screen() {  # TIMEOUT WORKLOADS STACK:SETS...: bench the stacks (verified first on the workloads they time)
-  PROBE=0 BENCH_ARGS="--workloads $2" AUTORESEARCH=$AR OUT=$W/screen timeout "$1" \
-    bash scripts/ideas_bench.sh "${@:3}" > "$W/screen/log.txt" 2>&1
-  grep -E "^==|${2//,/|}|error|FAIL|wrong|mismatch" "$W/screen/log.txt" | cut -c1-200
-  date -u
-  pack
-}
 part 1 && screen 170 b1_32k,b16_32k "$STACK+61:$S" "$STACK:$S"
 REF=autoresearch/sparse_mla-ideas36
 part 2 && JUDGE_HOURS=${JUDGE_HOURS:-0.06} JUDGE_TIMEOUT=${JUDGE_TIMEOUT:-270} \

@@ -14,6 +14,8 @@
 #                           W/DIR (phases); SWITCHES=1 adds the leave-out switches, which the sets may turn on
 #   slots_of DIR SECONDS WORKLOADS NAME=STACK:SETS...  the stacks timed interleaved beside the launch floor, with
 #                           the leave-out switches (scripts/device/slots_bench, fixed_costs/switches.py), into W/DIR
+#   screen SECONDS WORKLOADS STACK:SETS...  the stacks benched on WORKLOADS (scripts/ideas_bench.sh: each verified
+#                           first on the workloads it times), into W/screen
 #   table_at REF SECONDS                    the table at REF (scripts/device/sparse_mla_table)
 # shellcheck disable=SC2034  # H and S are read by the calls that source this file
 H=1+2+3+5+8+11+13+18+26+32+33+38+16+40+41+50
@@ -70,6 +72,15 @@ slots_of() {  # DIR SECONDS WORKLOADS NAME=STACK:SETS...
   SLOTS="${*:4}" SWITCHES=1 WORKLOADS=$3 OUT=$dir timeout "$2" \
     bash scripts/device/slots_bench/run.sh > "$dir/log.txt" 2>&1
   grep "^==\|rror" "$dir/log.txt" | cut -c1-700
+  date -u
+  pack
+}
+
+screen() {  # TIMEOUT WORKLOADS STACK:SETS...
+  mkdir -p "$W/screen"
+  PROBE=0 BENCH_ARGS="--workloads $2" AUTORESEARCH=$AR OUT=$W/screen timeout "$1" \
+    bash scripts/ideas_bench.sh "${@:3}" > "$W/screen/log.txt" 2>&1
+  grep -E "^==|${2//,/|}|error|FAIL|wrong|mismatch" "$W/screen/log.txt" | cut -c1-200
   date -u
   pack
 }

@@ -72,7 +72,6 @@ __device__ __forceinline__ void probe_print(const char* func) {
 '''
 
 
-
 def per_tile(phase, last=False):
     """The marks of a phase of tiles 0 and 1 (and of the last tile, where there are more than two): tile0_PHASE ..."""
     code = f'if (j == 0) PROBE("tile0_{phase}");\nif (j == 1) PROBE("tile1_{phase}");'
